@@ -1,0 +1,70 @@
+package dev.rolloutfleet.common.metrics;
+
+import com.codahale.metrics.MetricRegistry;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Serves one process's metrics and health over HTTP: {@code /metrics} (Prometheus text),
+ * {@code /healthz} (200 while the process runs) and {@code /readyz} (200 when the readiness check
+ * passes, else 503). Requests are handled on virtual threads; the check must be cheap and
+ * thread-safe. Port 0 picks a free port; {@link #port()} says which.
+ */
+public final class MetricsHttpServer implements AutoCloseable {
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+
+    private MetricsHttpServer(HttpServer server, ExecutorService executor) {
+        this.server = server;
+        this.executor = executor;
+    }
+
+    public static MetricsHttpServer start(String host, int port, MetricRegistry registry, BooleanSupplier ready) {
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(host, port), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port
+                    + " (is the port taken? pass --metrics-port 0 for any free port)", e);
+        }
+        ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+        server.setExecutor(executor);
+        server.createContext("/metrics", exchange -> respond(exchange, 200, PrometheusText.CONTENT_TYPE,
+                PrometheusText.write(registry)));
+        server.createContext("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
+        server.createContext("/readyz", exchange -> {
+            boolean isReady = ready.getAsBoolean();
+            respond(exchange, isReady ? 200 : 503, "text/plain", isReady ? "ready\n" : "not ready\n");
+        });
+        server.start();
+        return new MetricsHttpServer(server, executor);
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void respond(HttpExchange exchange, int status, String contentType, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", contentType);
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.close();
+    }
+}
