@@ -3,6 +3,8 @@ package dev.rolloutfleet.common.broker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -121,6 +123,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
+        awaitPortOpen(deadline);
         try (Admin admin = Admin.create(config)) {
             while (true) {
                 if (!process.isAlive()) {
@@ -141,6 +144,19 @@ public final class EmbeddedKafka implements AutoCloseable {
                     }
                     sleep(200);
                 }
+            }
+        }
+    }
+
+    /** Waits for the listener first so the admin client does not log a warning per refused connection. */
+    private void awaitPortOpen(long deadline) {
+        int port = Integer.parseInt(bootstrapServers.substring(bootstrapServers.lastIndexOf(':') + 1));
+        while (System.nanoTime() < deadline && process.isAlive()) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                return;
+            } catch (IOException notYet) {
+                sleep(200);
             }
         }
     }
