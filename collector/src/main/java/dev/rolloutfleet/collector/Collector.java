@@ -1,0 +1,95 @@
+package dev.rolloutfleet.collector;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.rolloutfleet.collector.internal.ResultsConsumerLoop;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * A results collector: owns a share of {@code rollout.results} in its consumer group, writes each
+ * result as one fsynced JSON line under its data directory, commits only after the fsync, and then
+ * announces the line on {@code rollout.durable}. One collector per data directory (a file lock
+ * enforces it). {@link #start} returns at once; the work runs on a thread of its own.
+ */
+public final class Collector implements AutoCloseable {
+
+    private final ResultsConsumerLoop loop;
+    private final Thread thread;
+    private final KafkaProducer<String, byte[]> producer;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+
+    private Collector(ResultsConsumerLoop loop, Thread thread, KafkaProducer<String, byte[]> producer,
+            FileChannel lockChannel, FileLock lock) {
+        this.loop = loop;
+        this.thread = thread;
+        this.producer = producer;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+    }
+
+    public static Collector start(CollectorConfig config, MetricRegistry registry, CollectorListener listener) {
+        FileChannel lockChannel;
+        FileLock lock;
+        try {
+            Files.createDirectories(config.dataDir());
+            lockChannel = FileChannel.open(config.dataDir().resolve(".collector.lock"),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lock = lockChannel.tryLock();
+            if (lock == null) {
+                lockChannel.close();
+                throw new IllegalStateException("another collector is using " + config.dataDir()
+                        + "; give each collector its own --data-dir");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot use data directory " + config.dataDir(), e);
+        }
+        KafkaProducer<String, byte[]> producer = config.kafka().producer(config.collectorId() + "-durable");
+        KafkaConsumer<String, byte[]> consumer = config.kafka().consumer(config.groupId(), config.collectorId());
+        ResultsConsumerLoop loop = new ResultsConsumerLoop(consumer, producer, config, listener, registry);
+        Thread thread = new Thread(loop, "collector-" + config.collectorId());
+        thread.start();
+        return new Collector(loop, thread, producer, lockChannel, lock);
+    }
+
+    public boolean isReady() {
+        return loop.isAssigned() && thread.isAlive();
+    }
+
+    public boolean isRunning() {
+        return thread.isAlive();
+    }
+
+    public void awaitTermination() throws InterruptedException {
+        thread.join();
+    }
+
+    /** Stops without committing the batch in hand, as a crash would; see {@link ResultsConsumerLoop#halt()}. */
+    public void halt() {
+        loop.halt();
+    }
+
+    @Override
+    public void close() {
+        loop.stop();
+        try {
+            thread.join(Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        producer.close(Duration.ofSeconds(10));
+        try {
+            lock.release();
+            lockChannel.close();
+        } catch (IOException e) {
+            // The lock dies with the channel; nothing to do.
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.rolloutfleet.collector;
+
+import dev.rolloutfleet.common.kafka.KafkaConnection;
+import dev.rolloutfleet.common.topics.TopicNames;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/** Everything a {@link Collector} needs. */
+public record CollectorConfig(
+        KafkaConnection kafka,
+        TopicNames topics,
+        String groupId,
+        String collectorId,
+        Path dataDir,
+        long maxSegmentBytes,
+        Duration pollTimeout) {
+
+    public static final String DEFAULT_GROUP_ID = "rollout-collectors";
+    public static final long DEFAULT_MAX_SEGMENT_BYTES = 256L * 1024 * 1024;
+
+    public CollectorConfig {
+        Objects.requireNonNull(kafka, "kafka");
+        Objects.requireNonNull(topics, "topics");
+        Objects.requireNonNull(groupId, "groupId");
+        Objects.requireNonNull(collectorId, "collectorId");
+        Objects.requireNonNull(dataDir, "dataDir");
+        if (maxSegmentBytes <= 0) {
+            throw new IllegalArgumentException("max segment bytes must be positive, got " + maxSegmentBytes);
+        }
+    }
+
+    public static CollectorConfig defaults(KafkaConnection kafka, TopicNames topics, String collectorId, Path dataDir) {
+        return new CollectorConfig(kafka, topics, DEFAULT_GROUP_ID, collectorId, dataDir, DEFAULT_MAX_SEGMENT_BYTES,
+                Duration.ofMillis(200));
+    }
+
+    public CollectorConfig withGroupId(String newGroupId) {
+        return new CollectorConfig(kafka, topics, newGroupId, collectorId, dataDir, maxSegmentBytes, pollTimeout);
+    }
+}

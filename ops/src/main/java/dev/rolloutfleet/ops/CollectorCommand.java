@@ -1,0 +1,60 @@
+package dev.rolloutfleet.ops;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.rolloutfleet.collector.Collector;
+import dev.rolloutfleet.collector.CollectorConfig;
+import dev.rolloutfleet.collector.CollectorListener;
+import dev.rolloutfleet.common.metrics.MetricsHttpServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fleet collector}: runs one results collector until stopped. */
+@Command(name = "collector", mixinStandardHelpOptions = true,
+        description = "Run a results collector: write results as fsynced JSON lines, then commit and announce them.")
+final class CollectorCommand implements Callable<Integer> {
+
+    @Mixin
+    KafkaOptions kafka;
+
+    @Mixin
+    MetricsOptions metrics;
+
+    @Option(names = "--data-dir", defaultValue = "${env:FLEET_DATA_DIR:-./fleet-data}",
+            description = "Directory of the durable segment files (env FLEET_DATA_DIR; default ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--group-id", defaultValue = "${env:FLEET_COLLECTOR_GROUP_ID:-" + CollectorConfig.DEFAULT_GROUP_ID + "}",
+            description = "Consumer group of the collectors (env FLEET_COLLECTOR_GROUP_ID; default ${DEFAULT-VALUE}).")
+    String groupId;
+
+    @Option(names = "--collector-id", defaultValue = "${env:FLEET_COLLECTOR_ID}",
+            description = "Id of this collector (env FLEET_COLLECTOR_ID; default collector-HOST-PID).")
+    String collectorId;
+
+    @Option(names = "--max-segment-bytes", defaultValue = "${env:FLEET_MAX_SEGMENT_BYTES:-" + CollectorConfig.DEFAULT_MAX_SEGMENT_BYTES + "}",
+            description = "Roll a segment file over past this size (env FLEET_MAX_SEGMENT_BYTES; default ${DEFAULT-VALUE}).")
+    long maxSegmentBytes;
+
+    @Override
+    public Integer call() throws Exception {
+        String id = collectorId != null ? collectorId : Services.defaultId("collector");
+        CollectorConfig config = new CollectorConfig(kafka.connection(), kafka.topics(), groupId, id, dataDir,
+                maxSegmentBytes, Duration.ofMillis(200));
+        MetricRegistry registry = new MetricRegistry();
+        Collector collector = Collector.start(config, registry, CollectorListener.NONE);
+        MetricsHttpServer server = metrics.start(registry, collector::isReady);
+        System.err.println("collector " + id + " writing " + config.topics().results() + " to " + dataDir.toAbsolutePath()
+                + (server == null ? "" : "; metrics on :" + server.port()));
+        Services.runUntilStopped(() -> {
+            collector.close();
+            if (server != null) {
+                server.close();
+            }
+        });
+        return 0;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.rolloutfleet.ops;
+
+import com.codahale.metrics.MetricRegistry;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rolloutfleet.collector.Collector;
+import dev.rolloutfleet.collector.CollectorConfig;
+import dev.rolloutfleet.collector.CollectorListener;
+import dev.rolloutfleet.common.broker.EmbeddedKafka;
+import dev.rolloutfleet.common.kafka.KafkaConnection;
+import dev.rolloutfleet.common.topics.TopicLayout;
+import dev.rolloutfleet.common.topics.TopicNames;
+import dev.rolloutfleet.common.topics.TopicSetup;
+import dev.rolloutfleet.common.wire.Json;
+import dev.rolloutfleet.common.wire.RolloutRequest;
+import dev.rolloutfleet.common.wire.RolloutStatus;
+import dev.rolloutfleet.common.wire.SchemaVersion;
+import dev.rolloutfleet.worker.Worker;
+import dev.rolloutfleet.worker.WorkerConfig;
+import dev.rolloutfleet.worker.env.CorridorEnvironment;
+import dev.rolloutfleet.worker.policy.ScriptedPolicy;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code fleet demo}: the whole path on one machine. An embedded broker, one worker and one
+ * collector in this process; N requests submitted; progress until every one is durable; a
+ * summary, and as the last line a JSON object with the same numbers.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Run the fleet end to end on an embedded broker: submit rollouts, wait until all are durable.")
+final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--rollouts", defaultValue = "100", description = "How many rollouts to submit (default ${DEFAULT-VALUE}).")
+    int rollouts;
+
+    @Option(names = "--data-dir", defaultValue = "./fleet-data", description = "Where durable records go (default ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--partitions", defaultValue = "6", description = "Partitions per topic (default ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--timeout", defaultValue = "PT10M", description = "Give up after this long, ISO-8601 (default ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rollouts <= 0) {
+            throw new IllegalArgumentException("--rollouts must be positive, got " + rollouts);
+        }
+        PrintStream out = System.out;
+        PrintStream progress = System.err;
+        Path data = dataDir.toAbsolutePath().normalize();
+        progress.println("starting an embedded Kafka broker ...");
+        long started = System.nanoTime();
+        try (EmbeddedKafka broker = EmbeddedKafka.start()) {
+            KafkaConnection kafka = KafkaConnection.of(broker.bootstrapServers());
+            TopicNames topics = TopicNames.defaults();
+            try (Admin admin = kafka.admin()) {
+                new TopicSetup(admin).ensure(TopicLayout.of(topics, partitions, (short) 1));
+            }
+            MetricRegistry registry = new MetricRegistry();
+            try (Worker worker = Worker.start(WorkerConfig.defaults(kafka, topics, "demo-worker"), registry);
+                    Collector collector = Collector.start(CollectorConfig.defaults(kafka, topics, "demo-collector", data),
+                            registry, CollectorListener.NONE)) {
+                String batch = Long.toString(System.currentTimeMillis(), 36);
+                Set<String> runIds = submit(kafka, topics, batch);
+                progress.printf(Locale.ROOT, "submitted %d rollouts (batch %s) to %s; waiting until durable ...%n",
+                        rollouts, batch, broker.bootstrapServers());
+                Outcome outcome = await(kafka, topics, runIds, worker, collector, progress);
+                return report(out, outcome, data, (System.nanoTime() - started) / 1e9);
+            }
+        }
+    }
+
+    private Set<String> submit(KafkaConnection kafka, TopicNames topics, String batch) throws Exception {
+        Set<String> runIds = new HashSet<>();
+        try (KafkaProducer<String, byte[]> producer = kafka.producer("fleet-demo-submit")) {
+            List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+            for (int i = 0; i < rollouts; i++) {
+                RolloutRequest request = demoRequest("demo-" + batch + "-" + i, i);
+                runIds.add(request.runId());
+                sends.add(producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request))));
+            }
+            for (var send : sends) {
+                send.get();
+            }
+        }
+        return runIds;
+    }
+
+    static RolloutRequest demoRequest(String runId, long seed) {
+        ObjectNode envConfig = Json.object();
+        envConfig.putObject("env_params").put("max_steps_per_episode", 12);
+        return new RolloutRequest(SchemaVersion.CURRENT, runId, null,
+                new RolloutRequest.EnvSpec(CorridorEnvironment.NAME, seed, envConfig),
+                new RolloutRequest.PolicySpec(ScriptedPolicy.NAME, Json.object().put("epsilon", 0.2)),
+                null, null, RolloutRequest.ON_DONE_TERMINATE, null, "rl", null, null, null, null);
+    }
+
+    /** How many awaited runs became durable, by status. */
+    private record Outcome(int durable, Map<RolloutStatus, Integer> statuses) {}
+
+    private Outcome await(KafkaConnection kafka, TopicNames topics, Set<String> runIds, Worker worker, Collector collector,
+            PrintStream progress) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long begin = System.nanoTime();
+        long nextReport = 0;
+        try (DurableFollower follower = new DurableFollower(kafka, topics.durable(), runIds)) {
+            while (follower.durableCount() < runIds.size() && System.nanoTime() < deadline) {
+                if (!worker.isRunning() || !collector.isRunning()) {
+                    progress.println("a service stopped unexpectedly; see the log above");
+                    break;
+                }
+                follower.poll(Duration.ofMillis(200));
+                if (System.nanoTime() >= nextReport) {
+                    double seconds = (System.nanoTime() - begin) / 1e9;
+                    progress.printf(Locale.ROOT, "  durable %d/%d  (%.1f/s)%n", follower.durableCount(), runIds.size(),
+                            follower.durableCount() / Math.max(seconds, 0.001));
+                    nextReport = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+                }
+            }
+            return new Outcome(follower.durableCount(), follower.statusCounts());
+        }
+    }
+
+    private int report(PrintStream out, Outcome outcome, Path data, double seconds) throws Exception {
+        int durable = outcome.durable();
+        int ok = outcome.statuses().getOrDefault(RolloutStatus.OK, 0);
+        int failed = durable - ok;
+        List<Path> segments;
+        try (Stream<Path> files = Files.list(data)) {
+            segments = files.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+        }
+        out.printf(Locale.ROOT, "rollout-fleet demo%n");
+        out.printf(Locale.ROOT, "  submitted   %d%n", rollouts);
+        out.printf(Locale.ROOT, "  durable     %d  (ok %d, not ok %d)%n", durable, ok, failed);
+        out.printf(Locale.ROOT, "  elapsed     %.1f s%n", seconds);
+        out.printf(Locale.ROOT, "  records in  %s  (%d segment files)%n", data, segments.size());
+        if (durable < rollouts) {
+            out.printf(Locale.ROOT, "  NOT DURABLE %d rollouts did not become durable within %s%n", rollouts - durable, timeout);
+        }
+        ObjectNode summary = Json.object().put("submitted", rollouts).put("durable", durable).put("failed", failed)
+                .put("ok", ok).put("data_dir", data.toString()).put("seconds", Math.round(seconds * 10) / 10.0);
+        out.println(Json.encodeToString(summary));
+        return durable == rollouts ? 0 : 1;
+    }
+}

@@ -1,0 +1,74 @@
+package dev.rolloutfleet.worker.policy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rolloutfleet.common.wire.Json;
+import dev.rolloutfleet.common.wire.RolloutRequest;
+import dev.rolloutfleet.worker.env.ToolCall;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * A built-in policy with no model behind it: walks toward {@code goal} when the observation has
+ * one, and with probability {@code epsilon} (config, default 0) moves at random instead, drawn
+ * from the rollout's seed. {@code latency_ms} (config, default 0) makes each decision wait that
+ * long, standing in for inference time; {@code latency_jitter_ms} adds a seeded random 0..jitter.
+ */
+public final class ScriptedPolicy implements Policy {
+
+    public static final String NAME = "scripted";
+
+    private final double epsilon;
+    private final long latencyMs;
+    private final long jitterMs;
+    private final SplittableRandom random;
+
+    ScriptedPolicy(double epsilon, long latencyMs, long jitterMs, long seed) {
+        this.epsilon = epsilon;
+        this.latencyMs = latencyMs;
+        this.jitterMs = jitterMs;
+        this.random = new SplittableRandom(seed);
+    }
+
+    @Override
+    public Decision decide(ObjectNode observation, int decisionIndex) throws InterruptedException {
+        long wait = latencyMs + (jitterMs > 0 ? random.nextLong(jitterMs + 1) : 0);
+        if (wait > 0) {
+            Thread.sleep(wait);
+        }
+        String direction;
+        if (epsilon > 0 && random.nextDouble() < epsilon) {
+            direction = random.nextBoolean() ? "right" : "left";
+        } else {
+            JsonNode goal = observation.get("goal");
+            JsonNode position = observation.get("position");
+            direction = goal != null && position != null && position.asInt() > goal.asInt() ? "left" : "right";
+        }
+        ObjectNode args = Json.object().put("direction", direction);
+        return new Decision(List.of(new ToolCall("move", args)),
+                Json.object().put("policy", NAME).put("inference_ms", wait));
+    }
+
+    /** Makes scripted policies from {@code policy.config}. */
+    public static final class Factory implements PolicyFactory {
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public Policy create(RolloutRequest.PolicySpec spec, long seed) throws PolicyException {
+            JsonNode config = spec.config() == null ? Json.object() : spec.config();
+            double epsilon = config.path("epsilon").asDouble(0);
+            long latency = config.path("latency_ms").asLong(0);
+            long jitter = config.path("latency_jitter_ms").asLong(0);
+            if (epsilon < 0 || epsilon > 1) {
+                throw new PolicyException("policy.config.epsilon must be between 0 and 1, got " + epsilon);
+            }
+            if (latency < 0 || jitter < 0) {
+                throw new PolicyException("policy.config.latency_ms and latency_jitter_ms must not be negative");
+            }
+            return new ScriptedPolicy(epsilon, latency, jitter, seed);
+        }
+    }
+}
