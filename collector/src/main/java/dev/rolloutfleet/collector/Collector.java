@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -42,7 +43,7 @@ public final class Collector implements AutoCloseable {
             Files.createDirectories(config.dataDir());
             lockChannel = FileChannel.open(config.dataDir().resolve(".collector.lock"),
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            lock = lockChannel.tryLock();
+            lock = tryLock(lockChannel);
             if (lock == null) {
                 lockChannel.close();
                 throw new IllegalStateException("another collector is using " + config.dataDir()
@@ -57,6 +58,15 @@ public final class Collector implements AutoCloseable {
         Thread thread = new Thread(loop, "collector-" + config.collectorId());
         thread.start();
         return new Collector(loop, thread, producer, lockChannel, lock);
+    }
+
+    /** Null when another process, or another collector in this JVM, holds the lock. */
+    private static FileLock tryLock(FileChannel channel) throws IOException {
+        try {
+            return channel.tryLock();
+        } catch (OverlappingFileLockException sameJvm) {
+            return null;
+        }
     }
 
     public boolean isReady() {

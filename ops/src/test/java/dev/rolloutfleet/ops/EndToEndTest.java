@@ -1,0 +1,121 @@
+package dev.rolloutfleet.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.codahale.metrics.MetricRegistry;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.rolloutfleet.collector.Collector;
+import dev.rolloutfleet.collector.CollectorConfig;
+import dev.rolloutfleet.collector.CollectorListener;
+import dev.rolloutfleet.common.testing.KafkaCluster;
+import dev.rolloutfleet.common.testing.RealKafka;
+import dev.rolloutfleet.common.topics.TopicNames;
+import dev.rolloutfleet.common.wire.Json;
+import dev.rolloutfleet.common.wire.RolloutRequest;
+import dev.rolloutfleet.common.wire.RolloutResult;
+import dev.rolloutfleet.common.wire.RolloutStatus;
+import dev.rolloutfleet.worker.Worker;
+import dev.rolloutfleet.worker.WorkerConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@ExtendWith(RealKafka.class)
+class EndToEndTest {
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    void fiftyRequestsBecomeFiftyDurableLinesWithDistinctRunIds(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(4);
+        List<String> runIds = submit(kafka, topics, 50);
+        try (Worker ignored = Worker.start(workerConfig(kafka, topics), new MetricRegistry());
+                Collector alsoIgnored = Collector.start(collectorConfig(kafka, topics, dataDir), new MetricRegistry(),
+                        CollectorListener.NONE)) {
+            await().atMost(Duration.ofSeconds(90)).until(() -> durableLines(dataDir).size() >= 50);
+        }
+        List<JsonNode> lines = durableLines(dataDir);
+        assertThat(lines).hasSize(50);
+        assertThat(lines).extracting(l -> l.get("run_id").asText()).containsExactlyInAnyOrderElementsOf(runIds);
+        assertThat(lines).allSatisfy(l -> {
+            RolloutResult result = Json.decode(l.toString(), RolloutResult.class);
+            assertThat(result.status()).isEqualTo(RolloutStatus.OK);
+            assertThat(result.trajectories()).isNotEmpty();
+        });
+    }
+
+    @Test
+    void aCollectorStoppedRightAfterItsFsyncAndRestartedLosesNoLineAndDuplicatesNone(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(4);
+        List<String> runIds = submit(kafka, topics, 50);
+        CollectorConfig config = collectorConfig(kafka, topics, dataDir);
+        try (Worker ignored = Worker.start(workerConfig(kafka, topics), new MetricRegistry())) {
+            AtomicInteger syncs = new AtomicInteger();
+            Collector[] crashing = new Collector[1];
+            crashing[0] = Collector.start(config, new MetricRegistry(), new CollectorListener() {
+                @Override
+                public void batchSynced(int lines) {
+                    if (lines > 0 && syncs.incrementAndGet() == 1) {
+                        crashing[0].halt();
+                    }
+                }
+            });
+            crashing[0].awaitTermination();
+            crashing[0].close();
+            int beforeRestart = durableLines(dataDir).size();
+            assertThat(beforeRestart).as("the first batch reached disk before the crash").isPositive();
+
+            try (Collector restarted = Collector.start(config, new MetricRegistry(), CollectorListener.NONE)) {
+                await().atMost(Duration.ofSeconds(90)).until(() -> durableLines(dataDir).size() >= 50);
+            }
+        }
+        List<JsonNode> lines = durableLines(dataDir);
+        assertThat(lines).hasSize(50);
+        assertThat(lines).extracting(l -> l.get("run_id").asText()).containsExactlyInAnyOrderElementsOf(runIds);
+    }
+
+    static List<String> submit(KafkaCluster kafka, TopicNames topics, int count) throws Exception {
+        List<String> runIds = new ArrayList<>();
+        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("test-submit")) {
+            for (int i = 0; i < count; i++) {
+                RolloutRequest request = DemoCommand.demoRequest(KafkaCluster.uniqueName("e2e"), i);
+                runIds.add(request.runId());
+                producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request)));
+            }
+            producer.flush();
+        }
+        return runIds;
+    }
+
+    static WorkerConfig workerConfig(KafkaCluster kafka, TopicNames topics) {
+        return WorkerConfig.defaults(kafka.connection(), topics, "w1").withGroupId(KafkaCluster.uniqueName("workers"));
+    }
+
+    static CollectorConfig collectorConfig(KafkaCluster kafka, TopicNames topics, Path dir) {
+        return CollectorConfig.defaults(kafka.connection(), topics, "c1", dir).withGroupId(KafkaCluster.uniqueName("collectors"));
+    }
+
+    static List<JsonNode> durableLines(Path dir) throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.filter(p -> p.getFileName().toString().matches("results-p\\d+-\\d+\\.jsonl")).toList()) {
+                for (String line : Files.readAllLines(file)) {
+                    out.add(Json.mapper().readTree(line));
+                }
+            }
+        }
+        return out;
+    }
+}
