@@ -74,7 +74,7 @@ final class DemoCommand implements Callable<Integer> {
                 new TopicSetup(admin).ensure(TopicLayout.of(topics, partitions, (short) 1));
             }
             MetricRegistry registry = new MetricRegistry();
-            try (Worker worker = Worker.start(WorkerConfig.defaults(kafka, topics, "demo-worker"), registry);
+            try (Worker worker = Worker.start(WorkerConfig.builder(kafka, topics, "demo-worker").build(), registry);
                     Collector collector = Collector.start(CollectorConfig.defaults(kafka, topics, "demo-collector", data),
                             registry, CollectorListener.NONE)) {
                 String batch = Long.toString(System.currentTimeMillis(), 36);

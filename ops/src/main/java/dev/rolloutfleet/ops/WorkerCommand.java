@@ -33,11 +33,42 @@ final class WorkerCommand implements Callable<Integer> {
             description = "Requests larger than this go to the DLQ (env FLEET_MAX_REQUEST_BYTES; default ${DEFAULT-VALUE}).")
     int maxRequestBytes;
 
+    @Option(names = "--max-inflight", defaultValue = "${env:FLEET_MAX_INFLIGHT:-" + WorkerConfig.DEFAULT_MAX_INFLIGHT + "}",
+            description = "Rollouts running at once in this worker (env FLEET_MAX_INFLIGHT; default ${DEFAULT-VALUE}).")
+    int maxInflight;
+
+    @Option(names = "--max-inflight-per-partition", defaultValue = "${env:FLEET_MAX_INFLIGHT_PER_PARTITION:-0}",
+            description = "Rollouts of one partition running at once; 0 means --max-inflight"
+                    + " (env FLEET_MAX_INFLIGHT_PER_PARTITION; default ${DEFAULT-VALUE}).")
+    int maxInflightPerPartition;
+
+    @Option(names = "--revoke-grace", defaultValue = "${env:FLEET_REVOKE_GRACE:-PT10S}",
+            description = "How long a revoked partition's rollouts may finish before they are cancelled, ISO-8601"
+                    + " (env FLEET_REVOKE_GRACE; default ${DEFAULT-VALUE}).")
+    Duration revokeGrace;
+
+    @Option(names = "--group-protocol", defaultValue = "${env:FLEET_GROUP_PROTOCOL:-consumer}",
+            description = "consumer (KIP-848) or classic (cooperative-sticky) (env FLEET_GROUP_PROTOCOL; default ${DEFAULT-VALUE}).")
+    String groupProtocol;
+
+    @Option(names = "--group-instance-id", defaultValue = "${env:FLEET_GROUP_INSTANCE_ID}",
+            description = "Static membership id: a restart with the same id keeps its partitions (env FLEET_GROUP_INSTANCE_ID).")
+    String groupInstanceId;
+
     @Override
     public Integer call() throws Exception {
         String id = workerId != null ? workerId : Services.defaultId("worker");
-        WorkerConfig config = new WorkerConfig(kafka.connection(), kafka.topics(), groupId, id, maxRequestBytes,
-                Duration.ofMillis(200));
+        WorkerConfig.Builder builder = WorkerConfig.builder(kafka.connection(), kafka.topics(), id)
+                .groupId(groupId)
+                .groupProtocol(groupProtocol)
+                .groupInstanceId(groupInstanceId)
+                .maxInflight(maxInflight)
+                .maxRequestBytes(maxRequestBytes)
+                .revokeGrace(revokeGrace);
+        if (maxInflightPerPartition > 0) {
+            builder.maxInflightPerPartition(maxInflightPerPartition);
+        }
+        WorkerConfig config = builder.build();
         MetricRegistry registry = new MetricRegistry();
         Worker worker = Worker.start(config, registry);
         MetricsHttpServer server = metrics.start(registry, worker::isReady);

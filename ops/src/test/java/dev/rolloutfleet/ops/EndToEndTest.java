@@ -100,7 +100,7 @@ class EndToEndTest {
     }
 
     static WorkerConfig workerConfig(KafkaCluster kafka, TopicNames topics) {
-        return WorkerConfig.defaults(kafka.connection(), topics, "w1").withGroupId(KafkaCluster.uniqueName("workers"));
+        return WorkerConfig.builder(kafka.connection(), topics, "w1").groupId(KafkaCluster.uniqueName("workers")).build();
     }
 
     static CollectorConfig collectorConfig(KafkaCluster kafka, TopicNames topics, Path dir) {

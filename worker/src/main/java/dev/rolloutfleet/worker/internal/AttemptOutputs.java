@@ -7,9 +7,8 @@ import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
- * The sends of one request's outputs (trace events, result, or DLQ copy). The request counts as
- * finished only when {@link #awaitAcknowledged()} returns: every output is on the broker.
- * Confined to one thread at a time.
+ * The trace-event sends of one attempt, awaited before the attempt counts as finished. Confined to
+ * the attempt's thread.
  */
 final class AttemptOutputs {
 
@@ -19,19 +18,24 @@ final class AttemptOutputs {
         pending.add(send);
     }
 
-    List<Future<RecordMetadata>> pending() {
-        return List.copyOf(pending);
-    }
-
     /**
-     * Waits for every send. The producer retries retriable errors itself until its delivery
+     * Waits for every send; the producer has already retried retriable errors until its delivery
      * timeout, so a failure here is final.
      *
-     * @throws ExecutionException with the first send's failure
+     * @return how many sends failed
      */
-    void awaitAcknowledged() throws ExecutionException, InterruptedException {
+    int awaitAll() {
+        int failed = 0;
         for (Future<RecordMetadata> send : pending) {
-            send.get();
+            try {
+                send.get();
+            } catch (ExecutionException e) {
+                failed++;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return failed + 1;
+            }
         }
+        return failed;
     }
 }

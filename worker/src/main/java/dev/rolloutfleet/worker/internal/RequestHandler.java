@@ -1,5 +1,6 @@
 package dev.rolloutfleet.worker.internal;
 
+import dev.rolloutfleet.common.topics.TopicNames;
 import dev.rolloutfleet.common.wire.InvalidRequestException;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RequestValidator;
@@ -10,27 +11,31 @@ import dev.rolloutfleet.common.wire.RolloutResult.WorkerInfo;
 import dev.rolloutfleet.common.wire.RolloutStatus;
 import dev.rolloutfleet.common.wire.SchemaVersion;
 import dev.rolloutfleet.common.wire.WireFormatException;
-import dev.rolloutfleet.common.topics.TopicNames;
 import dev.rolloutfleet.worker.rollout.AttemptContext;
 import dev.rolloutfleet.worker.rollout.RolloutRunner;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Turns one request record into its outputs: bytes that cannot be read go to the DLQ; a request
  * that breaks a rule gets a result with {@code status=invalid}; anything else runs as a new
- * attempt whose trace events and result are published. Never throws for bad input. Thread-safe:
- * many rollouts may be handled at once.
+ * attempt whose trace events and result are published. Never throws for bad input. Called on the
+ * record's own virtual thread; thread-safe.
  */
 final class RequestHandler {
 
     private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
+    private static final int RESULT_SEND_ATTEMPTS = 4;
 
     private final Producer<String, byte[]> producer;
     private final TopicNames topics;
@@ -38,70 +43,163 @@ final class RequestHandler {
     private final int maxRequestBytes;
     private final RolloutRunner runner;
     private final DeadLetters deadLetters;
+    private final AbortRegistry aborts;
     private final WorkerMetrics metrics;
     private final Clock clock;
 
     RequestHandler(Producer<String, byte[]> producer, TopicNames topics, String workerId, int maxRequestBytes,
-            RolloutRunner runner, WorkerMetrics metrics, Clock clock) {
+            RolloutRunner runner, AbortRegistry aborts, WorkerMetrics metrics, Clock clock) {
         this.producer = producer;
         this.topics = topics;
         this.workerId = workerId;
         this.maxRequestBytes = maxRequestBytes;
         this.runner = runner;
         this.deadLetters = new DeadLetters(producer, topics.requestsDlq(), workerId);
+        this.aborts = aborts;
         this.metrics = metrics;
         this.clock = clock;
     }
 
-    /** Handles one record and returns its sends; the caller awaits them before committing. */
-    AttemptOutputs handle(ConsumerRecord<String, byte[]> record) {
-        AttemptOutputs outputs = new AttemptOutputs();
+    /**
+     * Handles one record on behalf of {@code task}.
+     *
+     * @return true when every output is acknowledged by the broker, so the offset may be committed;
+     *     false when the task was cancelled or its result could not be published
+     */
+    boolean handle(ConsumerRecord<String, byte[]> record, RolloutTask task) {
         byte[] value = record.value();
         if (value != null && value.length > maxRequestBytes) {
-            deadLetter(record, outputs, "oversized_value", "the request is " + value.length
+            return deadLetter(record, task, "oversized_value", "the request is " + value.length
                     + " bytes, over the worker's limit of " + maxRequestBytes + " (--max-request-bytes)");
-            return outputs;
         }
         RolloutRequest request;
         try {
             request = Json.decode(value, RolloutRequest.class);
         } catch (WireFormatException e) {
-            deadLetter(record, outputs, e.code(), e.getMessage());
-            return outputs;
+            return deadLetter(record, task, e.code(), e.getMessage());
         }
         String attempt = AttemptContext.mintAttemptId();
         WorkerInfo worker = new WorkerInfo(workerId, record.partition(), record.offset());
         try {
             RequestValidator.check(request);
         } catch (InvalidRequestException e) {
-            if (request.runId() == null || request.runId().isEmpty()
-                    || RequestValidator.validate(request).stream().anyMatch(v -> v.field().equals("run_id"))) {
+            if (e.violations().stream().anyMatch(v -> v.field().equals("run_id"))) {
                 // Without a usable run_id there is no key for a result; the trainer finds it in the DLQ.
-                deadLetter(record, outputs, e.code(), e.getMessage());
-                return outputs;
+                return deadLetter(record, task, e.code(), e.getMessage());
             }
             RolloutResult invalid = new RolloutResult(SchemaVersion.CURRENT, request.runId(), attempt, request.groupId(),
                     RolloutStatus.INVALID, new RolloutError(e.code(), e.getMessage()), false, List.of(), null, 0,
                     null, worker, request.policyVersion(), null, null);
+            if (!task.beginPublishing()) {
+                return false;
+            }
             metrics.finished(RolloutStatus.INVALID, 0);
-            outputs.add(producer.send(new ProducerRecord<>(topics.results(), request.runId(), Json.encode(invalid))));
-            return outputs;
+            return publishResult(invalid, new AttemptOutputs());
         }
-        metrics.started.mark();
-        long now = clock.millis();
-        metrics.queueDelay.update(Math.max(0, now - record.timestamp()), TimeUnit.MILLISECONDS);
-        AttemptContext context = new AttemptContext(attempt, worker, record.timestamp());
-        TracePublisher trace = new TracePublisher(producer, topics.traces(), request.runId(), attempt, clock, outputs);
-        RolloutResult result = runner.run(request, context, trace);
-        metrics.finished(result.status(), clock.millis() - now);
-        outputs.add(producer.send(new ProducerRecord<>(topics.results(), request.runId(), Json.encode(result))));
-        return outputs;
+        aborts.register(request.runId(), task);
+        try {
+            return run(record, request, attempt, worker, task);
+        } finally {
+            aborts.unregister(task);
+        }
     }
 
-    private void deadLetter(ConsumerRecord<String, byte[]> record, AttemptOutputs outputs, String code, String message) {
+    private boolean run(ConsumerRecord<String, byte[]> record, RolloutRequest request, String attempt, WorkerInfo worker,
+            RolloutTask task) {
+        metrics.started.mark();
+        long startedAt = clock.millis();
+        metrics.queueDelay.update(Math.max(0, startedAt - record.timestamp()), TimeUnit.MILLISECONDS);
+        AttemptContext context = new AttemptContext(attempt, worker, record.timestamp());
+        AttemptOutputs outputs = new AttemptOutputs();
+        TracePublisher trace = new TracePublisher(producer, topics.traces(), request.runId(), attempt, clock, outputs);
+        RolloutResult result = runner.run(request, context, trace, task);
+        if (!task.beginPublishing()) {
+            metrics.cancelled.mark();
+            return false;
+        }
+        metrics.finished(result.status(), clock.millis() - startedAt);
+        return publishResult(result, outputs);
+    }
+
+    /**
+     * Publishes the result and waits for it and the attempt's trace events. A result the broker
+     * refuses for good (too large, say) is replaced by a small failed result saying why, so the
+     * run still ends visibly; trace events that fail are counted and logged but do not hold the
+     * offset back, since the result is what the trainer waits for.
+     */
+    private boolean publishResult(RolloutResult result, AttemptOutputs outputs) {
+        boolean delivered = sendWithRetry(result);
+        if (!delivered) {
+            RolloutResult fallback = new RolloutResult(SchemaVersion.CURRENT, result.runId(), result.attempt(),
+                    result.groupId(), RolloutStatus.FAILED, new RolloutError("output_rejected",
+                            "the broker refused this rollout's result (" + Json.encode(result).length
+                                    + " bytes); see the worker log"), false, List.of(), result.metrics(),
+                    result.opsExecuted(), result.timing(), result.worker(), result.policyVersion(), result.capture(), null);
+            delivered = sendWithRetry(fallback);
+        }
+        int failedTraces = outputs.awaitAll();
+        if (failedTraces > 0) {
+            metrics.outputFailures.mark(failedTraces);
+            log.error("{} trace events of run {} attempt {} could not be published", failedTraces, result.runId(),
+                    result.attempt());
+        }
+        return delivered;
+    }
+
+    private boolean sendWithRetry(RolloutResult result) {
+        byte[] bytes = Json.encode(result);
+        for (int attempt = 1; ; attempt++) {
+            Future<RecordMetadata> send = producer.send(new ProducerRecord<>(topics.results(), result.runId(), bytes));
+            try {
+                send.get();
+                return true;
+            } catch (ExecutionException e) {
+                metrics.outputFailures.mark();
+                boolean retriable = e.getCause() instanceof RetriableException;
+                if (!retriable || attempt >= RESULT_SEND_ATTEMPTS) {
+                    log.error("the result of run {} attempt {} could not be published ({})", result.runId(),
+                            result.attempt(), retriable ? "gave up after " + attempt + " tries" : "not retriable", e.getCause());
+                    return false;
+                }
+                log.warn("publishing the result of run {} failed ({}); retrying", result.runId(), e.getCause().toString());
+                if (!sleep(500L << attempt)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    private boolean deadLetter(ConsumerRecord<String, byte[]> record, RolloutTask task, String code, String message) {
+        if (!task.beginPublishing()) {
+            return false;
+        }
         log.warn("request at {}-{}@{} goes to the DLQ: {} ({})", record.topic(), record.partition(), record.offset(),
                 code, message);
         metrics.deadLettered.mark();
-        outputs.add(deadLetters.send(record, code, message));
+        try {
+            deadLetters.send(record, code, message).get();
+            return true;
+        } catch (ExecutionException e) {
+            metrics.outputFailures.mark();
+            log.error("request at {}-{}@{} could not be sent to the DLQ; it stays unfinished", record.topic(),
+                    record.partition(), record.offset(), e.getCause());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

@@ -11,6 +11,10 @@ public final class FailureCode {
     public static final String UNKNOWN_POLICY = "unknown_policy";
     public static final String DEADLINE_EXCEEDED = "deadline_exceeded";
     public static final String INTERNAL_ERROR = "internal_error";
+    /** Ended by an abort command ({@code status=aborted}). */
+    public static final String ABORTED = "aborted";
+    /** Stopped because the worker lost the partition; never published. */
+    public static final String CANCELLED = "cancelled";
 
     private FailureCode() {}
 }

@@ -25,6 +25,7 @@ import dev.rolloutfleet.worker.policy.Policy;
 import dev.rolloutfleet.worker.policy.PolicyException;
 import dev.rolloutfleet.worker.policy.PolicyFactory;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -53,7 +54,16 @@ public final class RolloutRunner {
     }
 
     public RolloutResult run(RolloutRequest request, AttemptContext context, RolloutListener listener) {
-        Run run = new Run(request, context, new SafeListener(listener, request.runId()));
+        return run(request, context, listener, RolloutControl.NONE);
+    }
+
+    /**
+     * Runs the attempt under {@code control}: its stop signal is honoured before every op and when a
+     * blocking call is interrupted; the deadline ({@code safety.max_time_s}) is armed on it.
+     */
+    public RolloutResult run(RolloutRequest request, AttemptContext context, RolloutListener listener,
+            RolloutControl control) {
+        Run run = new Run(request, context, new SafeListener(listener, request.runId()), control);
         return run.execute();
     }
 
@@ -77,6 +87,7 @@ public final class RolloutRunner {
         private final RolloutRequest request;
         private final AttemptContext context;
         private final SafeListener listener;
+        private final RolloutControl control;
         private final List<Step> steps = new ArrayList<>();
         private final List<Double> episodeReturns = new ArrayList<>();
         private final long startedAtMs;
@@ -85,10 +96,11 @@ public final class RolloutRunner {
         private boolean episodeHasSteps;
         private int opsExecuted;
 
-        Run(RolloutRequest request, AttemptContext context, SafeListener listener) {
+        Run(RolloutRequest request, AttemptContext context, SafeListener listener, RolloutControl control) {
             this.request = request;
             this.context = context;
             this.listener = listener;
+            this.control = control;
             this.startedAtMs = clock.millis();
         }
 
@@ -96,6 +108,11 @@ public final class RolloutRunner {
             long seed = RolloutSeeds.seedOf(request);
             listener.rolloutStarted(Json.object().put("seed", seed)
                     .put("env_name", request.env().envName()).put("policy_name", request.policy().policyName()));
+            StopSignal early = control.stopSignal();
+            if (early != null) {
+                return stopped(early);
+            }
+            control.armDeadline(Duration.ofMillis((long) (maxTimeS() * 1000)));
             EnvironmentFactory envFactory = environments.find(request.env()).orElse(null);
             if (envFactory == null) {
                 return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.UNKNOWN_ENV,
@@ -114,8 +131,9 @@ public final class RolloutRunner {
             } catch (PolicyException e) {
                 return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.POLICY_STEP_FAILED, e.getMessage()));
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.DEADLINE_EXCEEDED, "the rollout was interrupted"));
+                StopSignal signal = control.stopSignal();
+                return stopped(signal != null ? signal
+                        : new StopSignal(StopSignal.Kind.CANCEL, "the rollout was interrupted"));
             } catch (RuntimeException e) {
                 log.warn("rollout {} attempt {} failed unexpectedly", request.runId(), context.attempt(), e);
                 return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.INTERNAL_ERROR,
@@ -131,8 +149,7 @@ public final class RolloutRunner {
             }
             int maxOps = request.safety() != null && request.safety().maxOps() != null
                     ? request.safety().maxOps() : RolloutRequest.SafetySpec.DEFAULT_MAX_OPS;
-            double maxTimeS = request.safety() != null && request.safety().maxTimeS() != null
-                    ? request.safety().maxTimeS() : RolloutRequest.SafetySpec.DEFAULT_MAX_TIME_S;
+            double maxTimeS = maxTimeS();
             long deadlineMs = startedAtMs + (long) (maxTimeS * 1000);
             Decision pending = null;
             int decisionIndex = 0;
@@ -140,6 +157,10 @@ public final class RolloutRunner {
             for (int opIndex = 0; opIndex < ops.size(); opIndex++) {
                 if (opsExecuted >= maxOps) {
                     break;
+                }
+                StopSignal signal = control.stopSignal();
+                if (signal != null) {
+                    return stopped(signal);
                 }
                 if (clock.millis() > deadlineMs) {
                     return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.DEADLINE_EXCEEDED,
@@ -193,6 +214,22 @@ public final class RolloutRunner {
                         "no environment step ran (" + ops.size() + " ops, max_ops " + maxOps + ")"));
             }
             return finish(RolloutStatus.OK, null);
+        }
+
+        private double maxTimeS() {
+            return request.safety() != null && request.safety().maxTimeS() != null
+                    ? request.safety().maxTimeS() : RolloutRequest.SafetySpec.DEFAULT_MAX_TIME_S;
+        }
+
+        /** Ends the attempt for an outside reason, keeping the trajectory so far. */
+        private RolloutResult stopped(StopSignal signal) {
+            // The interrupt has been handled; clear it so listeners can still publish.
+            Thread.interrupted();
+            return switch (signal.kind()) {
+                case ABORT -> finish(RolloutStatus.ABORTED, new RolloutError(FailureCode.ABORTED, signal.message()));
+                case DEADLINE -> finish(RolloutStatus.FAILED, new RolloutError(FailureCode.DEADLINE_EXCEEDED, signal.message()));
+                case CANCEL -> finish(RolloutStatus.FAILED, new RolloutError(FailureCode.CANCELLED, signal.message()));
+            };
         }
 
         private void record(Decision decision, EnvStep outcome, double envStepMs, int opIndex) {
