@@ -114,7 +114,6 @@ final class RequestHandler {
         TracePublisher trace = new TracePublisher(producer, topics.traces(), request.runId(), attempt, clock, outputs);
         RolloutResult result = runner.run(request, context, trace, task);
         if (!task.beginPublishing()) {
-            metrics.cancelled.mark();
             return false;
         }
         metrics.finished(result.status(), clock.millis() - startedAt);
