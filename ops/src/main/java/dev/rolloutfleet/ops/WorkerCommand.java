@@ -55,8 +55,26 @@ final class WorkerCommand implements Callable<Integer> {
             description = "Static membership id: a restart with the same id keeps its partitions (env FLEET_GROUP_INSTANCE_ID).")
     String groupInstanceId;
 
+    @Option(names = "--exit-with-parent", hidden = true,
+            description = "Exit when standard input closes (used by fleet chaos, so a killed parent leaves no worker behind).")
+    boolean exitWithParent;
+
     @Override
     public Integer call() throws Exception {
+        if (exitWithParent) {
+            Thread watcher = new Thread(() -> {
+                try {
+                    while (System.in.read() != -1) {
+                        // waiting for end of stream
+                    }
+                } catch (java.io.IOException e) {
+                    // same as end of stream
+                }
+                System.exit(0);
+            }, "parent-watcher");
+            watcher.setDaemon(true);
+            watcher.start();
+        }
         String id = workerId != null ? workerId : Services.defaultId("worker");
         WorkerConfig.Builder builder = WorkerConfig.builder(kafka.connection(), kafka.topics(), id)
                 .groupId(groupId)

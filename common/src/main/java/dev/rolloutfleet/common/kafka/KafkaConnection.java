@@ -47,8 +47,8 @@ public record KafkaConnection(String bootstrapServers, Map<String, String> clien
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
         config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, TopicLayout.DEFAULT_MAX_MESSAGE_BYTES);
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
         config.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RunIdPartitioner.class.getName());

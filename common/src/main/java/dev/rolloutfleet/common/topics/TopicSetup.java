@@ -10,6 +10,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,8 +72,7 @@ public final class TopicSetup {
      */
     public void verify(TopicLayout layout) throws ExecutionException, InterruptedException, TimeoutException {
         TopicNames names = layout.names();
-        Map<String, TopicDescription> described = admin.describeTopics(List.of(names.results(), names.tokenCapture()))
-                .allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, TopicDescription> described = describe(List.of(names.results(), names.tokenCapture()));
         int results = described.get(names.results()).partitions().size();
         int capture = described.get(names.tokenCapture()).partitions().size();
         if (results != capture) {
@@ -81,6 +81,21 @@ public final class TopicSetup {
                     + " its capture entries land on the same-numbered partition. Add partitions to the smaller"
                     + " one (kafka-topics --alter --partitions " + Math.max(results, capture) + ") before any"
                     + " capture entries are written, or recreate both.");
+        }
+    }
+
+    /** Describes topics, waiting out the moment after creation when the broker does not know them yet. */
+    private Map<String, TopicDescription> describe(List<String> topics)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return admin.describeTopics(topics).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || attempt >= 50) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 

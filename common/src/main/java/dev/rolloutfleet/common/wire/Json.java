@@ -1,6 +1,8 @@
 package dev.rolloutfleet.common.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,7 +34,10 @@ public final class Json {
     }
 
     private static ObjectMapper build() {
-        JsonMapper mapper = JsonMapper.builder()
+        // Buffers are recycled through a shared pool, not per thread: rollouts run on virtual
+        // threads, each new, so a thread-local pool would allocate fresh buffers on every call.
+        JsonFactory factory = JsonFactory.builder().recyclerPool(JsonRecyclerPools.sharedLockFreePool()).build();
+        JsonMapper mapper = JsonMapper.builder(factory)
                 .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
                 .serializationInclusion(JsonInclude.Include.NON_NULL)
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

@@ -13,7 +13,7 @@ import java.util.TreeSet;
  * ({@code highest finished - committed}), which is what {@link InflightLedger} bounds.
  * Metadata written by anything else decodes to the empty set. Stateless.
  */
-final class LedgerMetadata {
+public final class LedgerMetadata {
 
     private static final String PREFIX = "rf1:b:";
 
@@ -42,7 +42,7 @@ final class LedgerMetadata {
     }
 
     /** The finished offsets above {@code committed}; empty for foreign or unreadable metadata. */
-    static NavigableSet<Long> decode(long committed, String metadata) {
+    public static NavigableSet<Long> decode(long committed, String metadata) {
         NavigableSet<Long> out = new TreeSet<>();
         if (metadata == null || !metadata.startsWith(PREFIX)) {
             return out;

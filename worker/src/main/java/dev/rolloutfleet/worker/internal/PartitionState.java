@@ -12,7 +12,10 @@ final class PartitionState {
     /** Null until the starting offset is known (no commit yet and no record seen). */
     InflightLedger ledger;
     final ArrayDeque<RolloutTask> queued = new ArrayDeque<>();
+    /** Tasks holding an in-flight slot: running their rollout. */
     final Map<Long, RolloutTask> running = new HashMap<>();
+    /** Tasks whose rollout ended and whose outputs await the broker's acknowledgement. */
+    final Map<Long, RolloutTask> publishing = new HashMap<>();
     boolean paused;
     boolean revoking;
     /** The ledger changed since the last commit. */

@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class RequestConsumerLoop implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(RequestConsumerLoop.class);
-    private static final Duration BACKLOG_POLL = Duration.ofMillis(5);
+    /** With a backlog, poll this often: enough to heartbeat, rebalance and fetch for unpaused partitions. */
+    private static final Duration BACKLOG_POLL_INTERVAL = Duration.ofMillis(100);
     private static final Duration PUBLISH_WAIT = Duration.ofSeconds(30);
 
     private final Consumer<String, byte[]> consumer;
@@ -77,24 +78,34 @@ public final class RequestConsumerLoop implements Runnable {
         this.window = LedgerMetadata.windowFor(config.maxCommitMetadataChars());
         this.lowMark = Math.max(0, config.maxInflight() - Math.max(1, config.maxInflight() / 10));
         this.partitionLowMark = Math.max(0, config.maxInflightPerPartition() - Math.max(1, config.maxInflightPerPartition() / 10));
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "rollout-deadlines-" + config.workerId());
             t.setDaemon(true);
             return t;
         });
+        // A cancelled deadline (the rollout finished in time) must leave the queue at once, not in an hour.
+        deadlines.setRemoveOnCancelPolicy(true);
+        this.timer = deadlines;
     }
 
     @Override
     public void run() {
         try {
             consumer.subscribe(List.of(config.topics().requests()), new Rebalance());
+            long lastPoll = 0;
             while (!stopping) {
                 drainCompletions();
                 startQueued();
                 maybeCommit(false);
                 boolean backlog = owned.values().stream().anyMatch(p -> !p.queued.isEmpty());
+                if (backlog && System.nanoTime() - lastPoll < BACKLOG_POLL_INTERVAL.toNanos()) {
+                    // Nothing more can start until a rollout finishes: wait for that, not in poll(), which
+                    // would churn through the buffered fetches of every paused partition.
+                    awaitCompletion(BACKLOG_POLL_INTERVAL);
+                    continue;
+                }
                 try {
-                    for (ConsumerRecord<String, byte[]> record : consumer.poll(backlog ? BACKLOG_POLL : config.pollTimeout())) {
+                    for (ConsumerRecord<String, byte[]> record : consumer.poll(backlog ? Duration.ZERO : config.pollTimeout())) {
                         enqueue(record);
                     }
                 } catch (WakeupException e) {
@@ -102,6 +113,7 @@ public final class RequestConsumerLoop implements Runnable {
                         throw e;
                     }
                 }
+                lastPoll = System.nanoTime();
                 assigned = !consumer.assignment().isEmpty();
                 startQueued();
                 updatePauses();
@@ -165,6 +177,18 @@ public final class RequestConsumerLoop implements Runnable {
         }
     }
 
+    private void awaitCompletion(Duration timeout) {
+        try {
+            RolloutTask done = completions.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (done != null) {
+                complete(done);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+    }
+
     private void drainCompletions() {
         RolloutTask done;
         while ((done = completions.poll()) != null) {
@@ -172,17 +196,30 @@ public final class RequestConsumerLoop implements Runnable {
         }
     }
 
+    /**
+     * Handles one of a task's two reports: the first frees its in-flight slot (it began
+     * publishing, or ended), the last finishes its offset in the ledger if its outputs are on the
+     * broker. Both may arrive before either is handled.
+     */
     private void complete(RolloutTask task) {
         PartitionState state = owned.get(task.partition);
-        // Match the task itself: a stale completion must not retire a newer task for the same offset.
-        if (state == null || !state.running.remove(task.offset(), task)) {
+        if (state == null) {
             return;
         }
-        running--;
-        metrics.inflight.set(running);
-        if (task.finished()) {
-            state.ledger.finish(task.offset());
-            state.dirty = true;
+        // Match the task itself: a stale report must not retire a newer task for the same offset.
+        boolean wasRunning = state.running.remove(task.offset(), task);
+        if (wasRunning) {
+            running--;
+            metrics.inflight.set(running);
+        }
+        if (task.isDone()) {
+            state.publishing.remove(task.offset(), task);
+            if (task.finished()) {
+                state.ledger.finish(task.offset());
+                state.dirty = true;
+            }
+        } else if (wasRunning) {
+            state.publishing.put(task.offset(), task);
         }
     }
 
@@ -330,10 +367,11 @@ public final class RequestConsumerLoop implements Runnable {
         return cancelled;
     }
 
-    /** Processes completions until the given partitions run nothing that can still publish, or time runs out. */
+    /** Processes reports until the given partitions hold nothing that can still publish, or time runs out. */
     private void awaitRunning(List<PartitionState> states, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (states.stream().anyMatch(s -> s.running.values().stream().anyMatch(t -> !t.isCancelled()))) {
+        while (states.stream().anyMatch(s -> !s.publishing.isEmpty()
+                || s.running.values().stream().anyMatch(t -> !t.isCancelled()))) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return;

@@ -12,7 +12,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * One request record on its way through the worker: queued by the consumer thread, run on a
- * virtual thread of its own, handed back through the completion queue. Its state moves
+ * virtual thread of its own, handed back through the completion queue twice: when it begins
+ * publishing (its in-flight slot is free: publishing waits on the broker, not on inference) and
+ * when it is done (its offset may be finished). Its state moves
  * {@code QUEUED → RUNNING → PUBLISHING → DONE}, or to {@code CANCELLED} from the first two. A task
  * is only interrupted while {@code RUNNING} (deadline or cancellation), never while it publishes;
  * a cancelled task publishes no result. State changes are guarded by the task's monitor.
@@ -31,6 +33,7 @@ final class RolloutTask implements Runnable, RolloutControl {
     private Thread thread;
     private ScheduledFuture<?> deadline;
     private volatile boolean finished;
+    private volatile boolean done;
     private volatile String runId;
 
     RolloutTask(ConsumerRecord<String, byte[]> record, RequestHandler handler, ScheduledExecutorService timer,
@@ -46,6 +49,7 @@ final class RolloutTask implements Runnable, RolloutControl {
     public void run() {
         synchronized (this) {
             if (state == State.CANCELLED) {
+                done = true;
                 onDone.accept(this);
                 return;
             }
@@ -64,8 +68,14 @@ final class RolloutTask implements Runnable, RolloutControl {
                 }
             }
             Thread.interrupted();
+            done = true;
             onDone.accept(this);
         }
+    }
+
+    /** True once the task has ended, published or not. */
+    boolean isDone() {
+        return done;
     }
 
     /** True once every output of the record is acknowledged: its offset may be committed. */
@@ -121,6 +131,7 @@ final class RolloutTask implements Runnable, RolloutControl {
             }
         }
         Thread.interrupted();
+        onDone.accept(this);
         return true;
     }
 

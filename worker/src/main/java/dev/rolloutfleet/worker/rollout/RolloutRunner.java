@@ -106,8 +106,13 @@ public final class RolloutRunner {
 
         RolloutResult execute() {
             long seed = RolloutSeeds.seedOf(request);
-            listener.rolloutStarted(Json.object().put("seed", seed)
-                    .put("env_name", request.env().envName()).put("policy_name", request.policy().policyName()));
+            ObjectNode started = Json.object().put("seed", seed)
+                    .put("env_name", request.env().envName()).put("policy_name", request.policy().policyName());
+            if (context.worker() != null) {
+                started.put("worker_id", context.worker().id()).put("partition", context.worker().partition())
+                        .put("offset", context.worker().offset());
+            }
+            listener.rolloutStarted(started);
             StopSignal early = control.stopSignal();
             if (early != null) {
                 return stopped(early);
