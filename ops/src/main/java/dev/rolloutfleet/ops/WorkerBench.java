@@ -69,6 +69,8 @@ final class WorkerBench implements Callable<Integer> {
             Meter started = registry.meter("worker.rollouts.started");
             Meter ok = registry.meter("worker.rollouts.ok");
             double seconds;
+            double workerCpuMs;
+            double brokerCpuMs;
             try (KafkaProducer<String, byte[]> producer = kafka.producer("bench-submit");
                     Worker ignored = Worker.start(WorkerConfig.builder(kafka, topics, "bench-worker")
                             .maxInflight(maxInflight).groupProtocol(groupProtocol).build(), registry)) {
@@ -83,8 +85,12 @@ final class WorkerBench implements Callable<Integer> {
                     Thread.sleep(1);
                 }
                 long first = System.nanoTime();
+                long workerCpuBefore = processCpu();
+                long brokerCpuBefore = brokerCpu(broker);
                 awaitDone(ok, warmup + rollouts, log);
                 seconds = (System.nanoTime() - first) / 1e9;
+                workerCpuMs = (processCpu() - workerCpuBefore) / 1e6 / rollouts;
+                brokerCpuMs = (brokerCpu(broker) - brokerCpuBefore) / 1e6 / rollouts;
             }
             Snapshot duration = registry.timer("worker.rollout.duration").getSnapshot();
             log.printf(Locale.ROOT, "rollout duration (inside the runner): mean %.1f ms, p50 %.1f ms, p99 %.1f ms%n",
@@ -95,7 +101,9 @@ final class WorkerBench implements Callable<Integer> {
                     .put("rollouts", rollouts).put("warmup", warmup).put("seconds", round(seconds))
                     .put("rollouts_per_s", round(perSecond)).put("ideal_per_s", round(ideal))
                     .put("efficiency", Math.round(perSecond / ideal * 1000) / 1000.0)
-                    .put("cores", Runtime.getRuntime().availableProcessors());
+                    .put("cores", Runtime.getRuntime().availableProcessors())
+                    .put("worker_cpu_ms_per_rollout", Math.round(workerCpuMs * 1000) / 1000.0)
+                    .put("broker_cpu_ms_per_rollout", Math.round(brokerCpuMs * 1000) / 1000.0);
             out.println(Json.encodeToString(summary));
             return 0;
         }
@@ -127,6 +135,17 @@ final class WorkerBench implements Callable<Integer> {
                 new RolloutRequest.EnvSpec(CorridorEnvironment.NAME, 7L, envConfig),
                 new RolloutRequest.PolicySpec(ScriptedPolicy.NAME, Json.object().put("latency_ms", latencyMs)),
                 null, null, null, null, null, null, null, null, null);
+    }
+
+    /** CPU time of this JVM (worker, clients, bench loop), in ns. */
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static long brokerCpu(EmbeddedKafka broker) {
+        return ProcessHandle.of(broker.pid()).flatMap(h -> h.info().totalCpuDuration()).map(java.time.Duration::toNanos)
+                .orElse(0L);
     }
 
     private static double round(double value) {
