@@ -226,6 +226,29 @@ class WorkerEngineTest {
         }
     }
 
+    @Test
+    void aResultTheBrokerRefusesForGoodIsReplacedByAVisibleFailure(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(1);
+        // A producer that refuses records over 3000 bytes: a 40-step result is larger, its trace events are not.
+        dev.rolloutfleet.common.kafka.KafkaConnection small = new dev.rolloutfleet.common.kafka.KafkaConnection(
+                kafka.bootstrapServers(), Map.of("max.request.size", "3000"));
+        MetricRegistry metrics = new MetricRegistry();
+        try (Worker ignored = Worker.start(WorkerConfig.builder(small, topics, "w1").groupId(KafkaCluster.uniqueName("g"))
+                .build(), metrics)) {
+            ObjectNode envConfig = Json.object();
+            envConfig.putObject("env_params").put("max_steps_per_episode", 40);
+            submit(kafka, topics, new RolloutRequest(SchemaVersion.CURRENT, "too-big", null,
+                    new RolloutRequest.EnvSpec("corridor", 1L, envConfig),
+                    new RolloutRequest.PolicySpec(ScriptedPolicy.NAME, Json.object().put("epsilon", 1.0)), null, null,
+                    RolloutRequest.ON_DONE_RESET, null, null, null, null, null, null));
+            RolloutResult result = readResults(kafka, topics, 1).get(0);
+            assertThat(result.status()).isEqualTo(RolloutStatus.FAILED);
+            assertThat(result.error().code()).isEqualTo("output_rejected");
+            assertThat(result.metrics().numSteps()).isEqualTo(40);
+            assertThat(metrics.meter("worker.outputs.send_failed").getCount()).isPositive();
+        }
+    }
+
     /** Decides instantly; the slow request of the skip test finishes fast on its new owner. */
     static final class InstantPolicy implements PolicyFactory {
         @Override

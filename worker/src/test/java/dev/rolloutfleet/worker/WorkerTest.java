@@ -36,7 +36,8 @@ class WorkerTest {
     @Test
     void aRequestBecomesTraceEventsAndOneResultCarryingTheAttempt(KafkaCluster kafka) throws Exception {
         TopicNames topics = kafka.freshTopics(2);
-        try (Worker ignored = Worker.start(config(kafka, topics), new MetricRegistry())) {
+        MetricRegistry metrics = new MetricRegistry();
+        try (Worker ignored = Worker.start(config(kafka, topics), metrics)) {
             send(kafka, topics.requests(), "r1", corridorRequest("r1", 10).getBytes(StandardCharsets.UTF_8));
             RolloutResult result = Json.decode(TopicReader.readUntil(kafka.connection(), topics.results(),
                     r -> r.size() == 1, Duration.ofSeconds(60)).get(0).value(), RolloutResult.class);
@@ -58,6 +59,27 @@ class WorkerTest {
             assertThat(events.get(0).type()).isEqualTo(TraceEvent.ROLLOUT_STARTED);
             assertThat(events.get(events.size() - 1).type()).isEqualTo(TraceEvent.ROLLOUT_FINISHED);
             assertThat(events).filteredOn(e -> e.type().equals(TraceEvent.ENV_STEP)).hasSize(6);
+        }
+        assertThat(metrics.getGauges()).containsKeys("worker.inflight", "worker.queued", "worker.partitions.paused",
+                "worker.committed_lag", "worker.uncommitted");
+        assertThat(metrics.getMeters()).containsKeys("worker.rollouts.started", "worker.rollouts.ok", "worker.rollouts.failed",
+                "worker.rollouts.invalid", "worker.rollouts.aborted", "worker.rollouts.cancelled", "worker.requests.dlq",
+                "worker.outputs.send_failed", "worker.ledger.skipped_finished");
+        assertThat(metrics.getTimers()).containsKeys("worker.rollout.duration", "worker.rollout.queue_delay");
+        assertThat(metrics.meter("worker.rollouts.ok").getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void theClassicGroupProtocolWithStaticMembershipRunsRequestsToo(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(2);
+        WorkerConfig config = WorkerConfig.builder(kafka.connection(), topics, "w-classic")
+                .groupId(KafkaCluster.uniqueName("classic")).groupProtocol("classic").groupInstanceId("static-1").build();
+        try (Worker ignored = Worker.start(config, new MetricRegistry())) {
+            send(kafka, topics.requests(), "c1", corridorRequest("c1", 4).getBytes(StandardCharsets.UTF_8));
+            send(kafka, topics.requests(), "c2", corridorRequest("c2", 4).getBytes(StandardCharsets.UTF_8));
+            List<ConsumerRecord<String, byte[]>> results = TopicReader.readUntil(kafka.connection(), topics.results(),
+                    r -> r.size() == 2, Duration.ofSeconds(60));
+            assertThat(results).extracting(ConsumerRecord::key).containsExactlyInAnyOrder("c1", "c2");
         }
     }
 
