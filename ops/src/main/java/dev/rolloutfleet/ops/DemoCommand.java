@@ -74,6 +74,7 @@ final class DemoCommand implements Callable<Integer> {
                 new TopicSetup(admin).ensure(TopicLayout.of(topics, partitions, (short) 1));
             }
             MetricRegistry registry = new MetricRegistry();
+            Outcome outcome;
             try (Worker worker = Worker.start(WorkerConfig.builder(kafka, topics, "demo-worker").build(), registry);
                     Collector collector = Collector.start(CollectorConfig.defaults(kafka, topics, "demo-collector", data),
                             registry, CollectorListener.NONE)) {
@@ -81,9 +82,10 @@ final class DemoCommand implements Callable<Integer> {
                 Set<String> runIds = submit(kafka, topics, batch);
                 progress.printf(Locale.ROOT, "submitted %d rollouts (batch %s) to %s; waiting until durable ...%n",
                         rollouts, batch, broker.bootstrapServers());
-                Outcome outcome = await(kafka, topics, runIds, worker, collector, progress);
-                return report(out, outcome, data, (System.nanoTime() - started) / 1e9);
+                outcome = await(kafka, topics, runIds, worker, collector, progress);
             }
+            // Reported after the services stopped, so the JSON summary is the last line.
+            return report(out, outcome, data, (System.nanoTime() - started) / 1e9);
         }
     }
 

@@ -93,6 +93,7 @@ final class WorkerKillChaos implements Callable<Integer> {
         PrintStream log = System.err;
         Path workDir = Files.createTempDirectory("fleet-chaos-");
         Random random = new Random(seed);
+        ObjectNode summary;
         try (EmbeddedKafka broker = EmbeddedKafka.start(workDir.resolve("broker"), false)) {
             KafkaConnection kafka = KafkaConnection.of(broker.bootstrapServers());
             TopicNames topics = TopicNames.defaults();
@@ -137,17 +138,17 @@ final class WorkerKillChaos implements Callable<Integer> {
                 } finally {
                     slots.forEach(WorkerProcess::stop);
                 }
-                ObjectNode summary = judge(kafka, topics, durable, killed);
-                out.println(Json.encodeToString(summary));
-                boolean held = summary.get("lost").asInt() == 0
-                        && summary.get("reexecuted").asInt() <= summary.get("inflight_at_kills").asInt()
-                        && killed.size() == kills;
-                if (!held) {
-                    log.println("the guarantees did not hold; logs are in " + workDir);
-                }
-                return held ? 0 : 1;
+                summary = judge(kafka, topics, durable, killed);
             }
         }
+        boolean held = summary.get("lost").asInt() == 0
+                && summary.get("reexecuted").asInt() <= summary.get("inflight_at_kills").asInt()
+                && summary.get("kills").asInt() == kills;
+        if (!held) {
+            log.println("the guarantees did not hold; logs are in " + workDir);
+        }
+        out.println(Json.encodeToString(summary));
+        return held ? 0 : 1;
     }
 
     private Set<String> submit(KafkaConnection kafka, TopicNames topics) {
