@@ -32,7 +32,17 @@ final class BrokerCommand implements Callable<Integer> {
             new TopicSetup(admin).ensure(TopicLayout.of(new TopicNames(topicPrefix), partitions, (short) 1));
         }
         System.out.println("broker ready: --bootstrap-servers " + kafka.bootstrapServers() + "  (Ctrl-C stops it)");
-        Services.runUntilStopped(kafka::close);
-        return 0;
+        ProcessHandle brokerProcess = ProcessHandle.of(kafka.pid()).orElseThrow();
+        return Services.runUntilStopped(new Services.Service() {
+            @Override
+            public void awaitTermination() {
+                brokerProcess.onExit().join();
+            }
+
+            @Override
+            public void close() {
+                kafka.close();
+            }
+        });
     }
 }

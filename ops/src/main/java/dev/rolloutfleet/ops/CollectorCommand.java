@@ -49,12 +49,16 @@ final class CollectorCommand implements Callable<Integer> {
         MetricsHttpServer server = metrics.start(registry, collector::isReady);
         System.err.println("collector " + id + " writing " + config.topics().results() + " to " + dataDir.toAbsolutePath()
                 + (server == null ? "" : "; metrics on :" + server.port()));
-        Services.runUntilStopped(() -> {
-            collector.close();
-            if (server != null) {
-                server.close();
+        return Services.runUntilStopped(new Services.Service() {
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                collector.awaitTermination();
             }
-        });
-        return 0;
+
+            @Override
+            public void close() {
+                collector.close();
+            }
+        }, server);
     }
 }

@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Small helpers the long-running commands share. */
 final class Services {
@@ -21,13 +22,49 @@ final class Services {
         return role + "-" + host.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + ManagementFactory.getRuntimeMXBean().getPid();
     }
 
-    /** Blocks until SIGTERM/SIGINT, then runs {@code onStop} before the JVM exits. */
-    static void runUntilStopped(Runnable onStop) throws InterruptedException {
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            onStop.run();
-            stopped.countDown();
-        }, "fleet-shutdown"));
-        stopped.await();
+    /** Something that runs until stopped or until it fails on its own. */
+    interface Service {
+        void awaitTermination() throws InterruptedException;
+
+        void close();
+    }
+
+    /**
+     * Runs until SIGTERM/SIGINT (then stops the service cleanly and returns 0) or until the
+     * service stops by itself, which is a failure (returns 1, so a supervisor restarts it).
+     */
+    static int runUntilStopped(Service service, AutoCloseable... alsoClose) throws InterruptedException {
+        AtomicBoolean signalled = new AtomicBoolean();
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            signalled.set(true);
+            service.close();
+            closeAll(alsoClose);
+            closed.countDown();
+        }, "fleet-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        service.awaitTermination();
+        if (signalled.get()) {
+            closed.await();
+            return 0;
+        }
+        System.err.println("the service stopped on its own; see the log above. Exiting with status 1.");
+        Runtime.getRuntime().removeShutdownHook(hook);
+        service.close();
+        closeAll(alsoClose);
+        return 1;
+    }
+
+    private static void closeAll(AutoCloseable... resources) {
+        for (AutoCloseable resource : resources) {
+            if (resource == null) {
+                continue;
+            }
+            try {
+                resource.close();
+            } catch (Exception e) {
+                System.err.println("closing " + resource + " failed: " + e);
+            }
+        }
     }
 }

@@ -92,12 +92,16 @@ final class WorkerCommand implements Callable<Integer> {
         MetricsHttpServer server = metrics.start(registry, worker::isReady);
         System.err.println("worker " + id + " consuming " + config.topics().requests() + " from " + config.kafka().bootstrapServers()
                 + (server == null ? "" : "; metrics on :" + server.port()));
-        Services.runUntilStopped(() -> {
-            worker.close();
-            if (server != null) {
-                server.close();
+        return Services.runUntilStopped(new Services.Service() {
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                worker.awaitTermination();
             }
-        });
-        return 0;
+
+            @Override
+            public void close() {
+                worker.close();
+            }
+        }, server);
     }
 }
