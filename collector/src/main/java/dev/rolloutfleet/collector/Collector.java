@@ -1,6 +1,7 @@
 package dev.rolloutfleet.collector;
 
 import com.codahale.metrics.MetricRegistry;
+import dev.rolloutfleet.collector.capture.CaptureMaterializer;
 import dev.rolloutfleet.collector.internal.ResultsConsumerLoop;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,6 +10,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Duration;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -16,21 +18,27 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 /**
  * A results collector: owns a share of {@code rollout.results} in its consumer group, writes each
  * result as one fsynced JSON line under its data directory, commits only after the fsync, and then
- * announces the line on {@code rollout.durable}. One collector per data directory (a file lock
+ * announces the line on {@code rollout.durable}. Participating results get their capture evidence
+ * frozen and rebuilt into a token trajectory (or masked) first; clean evidence is retired once its
+ * line is durable. One collector per data directory (a file lock
  * enforces it). {@link #start} returns at once; the work runs on a thread of its own.
  */
 public final class Collector implements AutoCloseable {
 
     private final ResultsConsumerLoop loop;
     private final Thread thread;
+    private final CaptureMaterializer materializer;
+    private final Thread materializerThread;
     private final KafkaProducer<String, byte[]> producer;
     private final FileChannel lockChannel;
     private final FileLock lock;
 
-    private Collector(ResultsConsumerLoop loop, Thread thread, KafkaProducer<String, byte[]> producer,
-            FileChannel lockChannel, FileLock lock) {
+    private Collector(ResultsConsumerLoop loop, Thread thread, CaptureMaterializer materializer, Thread materializerThread,
+            KafkaProducer<String, byte[]> producer, FileChannel lockChannel, FileLock lock) {
         this.loop = loop;
         this.thread = thread;
+        this.materializer = materializer;
+        this.materializerThread = materializerThread;
         this.producer = producer;
         this.lockChannel = lockChannel;
         this.lock = lock;
@@ -52,12 +60,17 @@ public final class Collector implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot use data directory " + config.dataDir(), e);
         }
-        KafkaProducer<String, byte[]> producer = config.kafka().producer(config.collectorId() + "-durable");
+        KafkaProducer<String, byte[]> producer = config.kafka().producer(config.collectorId() + "-out");
         KafkaConsumer<String, byte[]> consumer = config.kafka().consumer(config.groupId(), config.collectorId());
-        ResultsConsumerLoop loop = new ResultsConsumerLoop(consumer, producer, config, listener, registry);
+        KafkaConsumer<String, byte[]> captureConsumer = config.kafka().consumer(null, config.collectorId() + "-capture");
+        CaptureMaterializer materializer = new CaptureMaterializer(captureConsumer, producer, config.topics().tokenCapture(),
+                config.dataDir().resolve("capture"), config.retiredTtl(), registry, Clock.systemUTC());
+        Thread materializerThread = new Thread(materializer, "collector-capture-" + config.collectorId());
+        materializerThread.start();
+        ResultsConsumerLoop loop = new ResultsConsumerLoop(consumer, producer, config, listener, registry, materializer);
         Thread thread = new Thread(loop, "collector-" + config.collectorId());
         thread.start();
-        return new Collector(loop, thread, producer, lockChannel, lock);
+        return new Collector(loop, thread, materializer, materializerThread, producer, lockChannel, lock);
     }
 
     /** Null when another process, or another collector in this JVM, holds the lock. */
@@ -91,6 +104,8 @@ public final class Collector implements AutoCloseable {
         loop.stop();
         try {
             thread.join(Duration.ofSeconds(30));
+            materializer.stop();
+            materializerThread.join(Duration.ofSeconds(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -14,10 +14,14 @@ public record CollectorConfig(
         String collectorId,
         Path dataDir,
         long maxSegmentBytes,
-        Duration pollTimeout) {
+        Duration pollTimeout,
+        Duration captureWait,
+        Duration retiredTtl) {
 
     public static final String DEFAULT_GROUP_ID = "rollout-collectors";
     public static final long DEFAULT_MAX_SEGMENT_BYTES = 256L * 1024 * 1024;
+    public static final Duration DEFAULT_CAPTURE_WAIT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_RETIRED_TTL = Duration.ofDays(7);
 
     public CollectorConfig {
         Objects.requireNonNull(kafka, "kafka");
@@ -32,10 +36,16 @@ public record CollectorConfig(
 
     public static CollectorConfig defaults(KafkaConnection kafka, TopicNames topics, String collectorId, Path dataDir) {
         return new CollectorConfig(kafka, topics, DEFAULT_GROUP_ID, collectorId, dataDir, DEFAULT_MAX_SEGMENT_BYTES,
-                Duration.ofMillis(200));
+                Duration.ofMillis(200), DEFAULT_CAPTURE_WAIT, DEFAULT_RETIRED_TTL);
     }
 
     public CollectorConfig withGroupId(String newGroupId) {
-        return new CollectorConfig(kafka, topics, newGroupId, collectorId, dataDir, maxSegmentBytes, pollTimeout);
+        return new CollectorConfig(kafka, topics, newGroupId, collectorId, dataDir, maxSegmentBytes, pollTimeout,
+                captureWait, retiredTtl);
+    }
+
+    public CollectorConfig withCaptureWait(Duration wait) {
+        return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, wait,
+                retiredTtl);
     }
 }

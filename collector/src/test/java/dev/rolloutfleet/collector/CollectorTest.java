@@ -56,11 +56,11 @@ class CollectorTest {
         List<Integer> syncedBatches = new ArrayList<>();
         first[0] = Collector.start(config, new MetricRegistry(), new CollectorListener() {
             @Override
-            public void batchSynced(int lines) {
+            public void batchSynced(List<String> runIdsOfBatch) {
                 if (committedOffsets(kafka, group, topics).values().stream().anyMatch(o -> o > 0)) {
                     committedBeforeSync.set(true);
                 }
-                syncedBatches.add(lines);
+                syncedBatches.add(runIdsOfBatch.size());
                 first[0].halt();
             }
         });

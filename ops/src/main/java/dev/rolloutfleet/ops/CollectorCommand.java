@@ -39,11 +39,21 @@ final class CollectorCommand implements Callable<Integer> {
             description = "Roll a segment file over past this size (env FLEET_MAX_SEGMENT_BYTES; default ${DEFAULT-VALUE}).")
     long maxSegmentBytes;
 
+    @Option(names = "--capture-wait", defaultValue = "${env:FLEET_CAPTURE_WAIT:-PT30S}",
+            description = "How long a result waits for its capture evidence before its build is masked capture_lagging,"
+                    + " ISO-8601 (env FLEET_CAPTURE_WAIT; default ${DEFAULT-VALUE}).")
+    Duration captureWait;
+
+    @Option(names = "--retired-ttl", defaultValue = "${env:FLEET_RETIRED_TTL:-P7D}",
+            description = "How long retired markers refuse late writes before they are swept, ISO-8601"
+                    + " (env FLEET_RETIRED_TTL; default ${DEFAULT-VALUE}).")
+    Duration retiredTtl;
+
     @Override
     public Integer call() throws Exception {
         String id = collectorId != null ? collectorId : Services.defaultId("collector");
         CollectorConfig config = new CollectorConfig(kafka.connection(), kafka.topics(), groupId, id, dataDir,
-                maxSegmentBytes, Duration.ofMillis(200));
+                maxSegmentBytes, Duration.ofMillis(200), captureWait, retiredTtl);
         MetricRegistry registry = new MetricRegistry();
         Collector collector = Collector.start(config, registry, CollectorListener.NONE);
         MetricsHttpServer server = metrics.start(registry, collector::isReady);

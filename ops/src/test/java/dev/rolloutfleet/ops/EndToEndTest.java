@@ -66,8 +66,8 @@ class EndToEndTest {
             Collector[] crashing = new Collector[1];
             crashing[0] = Collector.start(config, new MetricRegistry(), new CollectorListener() {
                 @Override
-                public void batchSynced(int lines) {
-                    if (lines > 0 && syncs.incrementAndGet() == 1) {
+                public void batchSynced(List<String> runIdsOfBatch) {
+                    if (!runIdsOfBatch.isEmpty() && syncs.incrementAndGet() == 1) {
                         crashing[0].halt();
                     }
                 }

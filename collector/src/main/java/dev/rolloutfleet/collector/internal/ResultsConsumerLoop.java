@@ -6,14 +6,17 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.rolloutfleet.collector.CollectorConfig;
 import dev.rolloutfleet.collector.CollectorListener;
+import dev.rolloutfleet.collector.capture.CaptureMaterializer;
 import dev.rolloutfleet.collector.sink.PartitionSegments;
 import dev.rolloutfleet.common.wire.DurablePointer;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutResult;
+import dev.rolloutfleet.common.wire.RolloutStatus;
 import dev.rolloutfleet.common.wire.SchemaVersion;
 import dev.rolloutfleet.common.wire.WireFormatException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -55,17 +58,26 @@ public final class ResultsConsumerLoop implements Runnable {
     private final Meter rejected;
     private final Timer fsyncTimer;
     private final Histogram batchLines;
+    private final Meter resultsIn;
+    private final MetricRegistry registry;
+    private final CaptureMaterializer materializer;
+    private final CaptureBuilds builds;
     private Quarantine quarantine;
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean assigned;
 
     public ResultsConsumerLoop(Consumer<String, byte[]> consumer, Producer<String, byte[]> producer,
-            CollectorConfig config, CollectorListener listener, MetricRegistry registry) {
+            CollectorConfig config, CollectorListener listener, MetricRegistry registry, CaptureMaterializer materializer) {
         this.consumer = consumer;
         this.producer = producer;
         this.config = config;
         this.listener = listener;
+        this.registry = registry;
+        this.materializer = materializer;
+        this.builds = new CaptureBuilds(materializer, producer, config.topics().tokenCapture(), config.collectorId(),
+                config.captureWait(), registry, Clock.systemUTC());
+        this.resultsIn = registry.meter("collector.results.in");
         this.linesWritten = registry.meter("collector.lines.written");
         this.duplicates = registry.meter("collector.results.duplicate");
         this.rejected = registry.meter("collector.results.rejected");
@@ -90,18 +102,24 @@ public final class ResultsConsumerLoop implements Runnable {
             }
         } catch (IOException e) {
             log.error("the collector cannot write to {}; stopping without committing", config.dataDir(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             closeAll();
             consumer.close();
         }
     }
 
-    private void writeDurably(ConsumerRecords<String, byte[]> records) throws IOException {
+    private void writeDurably(ConsumerRecords<String, byte[]> records) throws IOException, InterruptedException {
         Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
-        Set<PartitionSegments> touched = new HashSet<>();
-        List<DurablePointer> pointers = new ArrayList<>();
+        List<ConsumerRecord<String, byte[]>> fresh = new ArrayList<>();
+        List<RolloutResult> freshResults = new ArrayList<>();
+        List<CaptureBuilds.Pending> toBuild = new ArrayList<>();
+        List<CaptureBuilds.Pending> redundant = new ArrayList<>();
+        Set<String> inBatch = new HashSet<>();
         for (ConsumerRecord<String, byte[]> record : records) {
             commits.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+            resultsIn.mark();
             RolloutResult result;
             try {
                 result = Json.decode(record.value(), RolloutResult.class);
@@ -116,16 +134,50 @@ public final class ResultsConsumerLoop implements Runnable {
                         e.code(), e.getMessage());
                 continue;
             }
-            PartitionSegments partition = segmentsOf(record.partition());
-            if (partition.contains(result.runId())) {
+            boolean participating = result.capture() != null && Boolean.TRUE.equals(result.capture().participating())
+                    && result.attempt() != null;
+            if (segmentsOf(record.partition()).contains(result.runId()) || !inBatch.add(result.runId())) {
                 duplicates.mark();
+                if (participating) {
+                    // Already durable: this attempt's evidence is redundant and is retired once frozen.
+                    redundant.add(new CaptureBuilds.Pending(result, record.partition()));
+                }
                 continue;
             }
-            PartitionSegments.Position position = partition.append(result.runId(), Json.encode(result));
+            fresh.add(record);
+            freshResults.add(result);
+            if (participating) {
+                toBuild.add(new CaptureBuilds.Pending(result, record.partition()));
+            }
+        }
+        try {
+            builds.freezeAndBuild(toBuild, true);
+            builds.freezeAndBuild(redundant, false);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException("could not freeze capture evidence: " + e.getCause(), e.getCause());
+        }
+        Map<String, CaptureBuilds.Pending> builtByRun = new HashMap<>();
+        toBuild.forEach(p -> builtByRun.put(p.result.runId(), p));
+
+        Set<PartitionSegments> touched = new HashSet<>();
+        List<DurablePointer> pointers = new ArrayList<>();
+        List<String> written = new ArrayList<>();
+        for (int i = 0; i < fresh.size(); i++) {
+            ConsumerRecord<String, byte[]> record = fresh.get(i);
+            RolloutResult result = freshResults.get(i);
+            CaptureBuilds.Pending build = builtByRun.get(result.runId());
+            byte[] line = build == null ? Json.encode(result) : DurableLine.withTrajectory(result, build);
+            PartitionSegments partition = segmentsOf(record.partition());
+            PartitionSegments.Position position = partition.append(result.runId(), line);
             touched.add(partition);
+            written.add(result.runId());
+            boolean masked = build != null && build.built.masked();
+            if (masked) {
+                registry.meter("collector.masked." + build.built.maskReason()).mark();
+            }
             pointers.add(new DurablePointer(SchemaVersion.CURRENT, result.runId(), result.attempt(), result.status(),
                     position.file().toAbsolutePath().toString(), position.byteOffset(), record.partition(), record.offset(),
-                    false, null, config.collectorId(), null));
+                    masked, masked ? build.built.maskReason() : null, config.collectorId(), null));
         }
         try (Timer.Context ignored = fsyncTimer.time()) {
             for (PartitionSegments partition : touched) {
@@ -135,14 +187,32 @@ public final class ResultsConsumerLoop implements Runnable {
         }
         linesWritten.mark(pointers.size());
         batchLines.update(pointers.size());
-        notify(() -> listener.batchSynced(pointers.size()));
+        notify(() -> listener.batchSynced(written));
         if (halted) {
             return;
         }
         consumer.commitSync(commits);
-        notify(() -> listener.batchCommitted(pointers.size()));
+        notify(() -> listener.batchCommitted(written));
         for (DurablePointer pointer : pointers) {
             producer.send(new ProducerRecord<>(config.topics().durable(), pointer.runId(), Json.encode(pointer)));
+        }
+        // Retire only what is on disk and clean: a clean rollout's build, or redundant evidence.
+        List<String> retiredRuns = new ArrayList<>();
+        for (CaptureBuilds.Pending p : toBuild) {
+            if (p.result.status() == RolloutStatus.OK && CaptureBuilds.retirable(p)) {
+                builds.retire(p);
+                retiredRuns.add(p.result.runId());
+            }
+        }
+        for (CaptureBuilds.Pending p : redundant) {
+            if (CaptureBuilds.retirable(p)) {
+                builds.retire(p);
+                retiredRuns.add(p.result.runId());
+            }
+        }
+        if (!retiredRuns.isEmpty()) {
+            producer.flush();
+            notify(() -> listener.retiresPublished(retiredRuns));
         }
     }
 
@@ -214,6 +284,8 @@ public final class ResultsConsumerLoop implements Runnable {
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot open the segments of partition " + tp.partition(), e);
                 }
+                // The same-numbered capture partition holds this partition's runs' evidence.
+                materializer.add(tp.partition());
             }
             assigned = !consumer.assignment().isEmpty();
         }
@@ -225,6 +297,7 @@ public final class ResultsConsumerLoop implements Runnable {
                 if (removed != null) {
                     closeQuietly(removed);
                 }
+                materializer.remove(tp.partition());
             }
             assigned = !consumer.assignment().isEmpty();
         }
