@@ -76,8 +76,8 @@ final class CaptureBuilds {
         this.clock = clock;
     }
 
-    /** Freezes every attempt of the batch and builds the ones that need building. */
-    void freezeAndBuild(List<Pending> batch, boolean build) throws InterruptedException, ExecutionException {
+    /** Freezes every attempt of the batch and builds its snapshot. */
+    void freezeAndBuild(List<Pending> batch) throws InterruptedException, ExecutionException {
         long deadline = System.nanoTime() + captureWait.toNanos();
         try (Timer.Context ignored = watermarkWait.time()) {
             for (Pending p : batch) {
@@ -104,9 +104,7 @@ final class CaptureBuilds {
             }
             CaptureStore store = materializer.store(p.partition);
             p.frozen = store == null ? null : store.state(p.result.runId(), p.result.attempt());
-            if (build) {
-                p.built = build(p, store);
-            }
+            p.built = build(p, store);
         }
     }
 
@@ -131,10 +129,10 @@ final class CaptureBuilds {
         return builder.build(entries, incomplete);
     }
 
-    /** True when the attempt's evidence may be retired: frozen by us, and the build (if any) clean. */
+    /** True when the attempt's evidence may be retired: frozen by us, and its build clean. */
     static boolean retirable(Pending p) {
         return p.frozen != null && p.frozen.status() == AttemptState.Status.FROZEN
-                && p.snapshotId.equals(p.frozen.snapshotId()) && (p.built == null || !p.built.masked());
+                && p.snapshotId.equals(p.frozen.snapshotId()) && !p.built.masked();
     }
 
     Future<RecordMetadata> retire(Pending p) {

@@ -139,7 +139,7 @@ public final class ResultsConsumerLoop implements Runnable {
             if (segmentsOf(record.partition()).contains(result.runId()) || !inBatch.add(result.runId())) {
                 duplicates.mark();
                 if (participating) {
-                    // Already durable: this attempt's evidence is redundant and is retired once frozen.
+                    // Already durable: this attempt's evidence is redundant; once frozen it is retired if clean.
                     redundant.add(new CaptureBuilds.Pending(result, record.partition()));
                 }
                 continue;
@@ -151,8 +151,9 @@ public final class ResultsConsumerLoop implements Runnable {
             }
         }
         try {
-            builds.freezeAndBuild(toBuild, true);
-            builds.freezeAndBuild(redundant, false);
+            builds.freezeAndBuild(toBuild);
+            // Redundant evidence is rebuilt too: it is retired only if it is clean, like any other.
+            builds.freezeAndBuild(redundant);
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IOException("could not freeze capture evidence: " + e.getCause(), e.getCause());
         }
@@ -205,7 +206,7 @@ public final class ResultsConsumerLoop implements Runnable {
             }
         }
         for (CaptureBuilds.Pending p : redundant) {
-            if (CaptureBuilds.retirable(p)) {
+            if (p.result.status() == RolloutStatus.OK && CaptureBuilds.retirable(p)) {
                 builds.retire(p);
                 retiredRuns.add(p.result.runId());
             }
