@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
@@ -61,7 +63,11 @@ public final class Collector implements AutoCloseable {
             throw new UncheckedIOException("cannot use data directory " + config.dataDir(), e);
         }
         KafkaProducer<String, byte[]> producer = config.kafka().producer(config.collectorId() + "-out");
-        KafkaConsumer<String, byte[]> consumer = config.kafka().consumer(config.groupId(), config.collectorId());
+        Map<String, Object> consumerConfig = config.kafka().consumerConfig(config.groupId(), config.collectorId());
+        if (config.groupInstanceId() != null && !config.groupInstanceId().isBlank()) {
+            consumerConfig.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.groupInstanceId());
+        }
+        KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig);
         KafkaConsumer<String, byte[]> captureConsumer = config.kafka().consumer(null, config.collectorId() + "-capture");
         CaptureMaterializer materializer = new CaptureMaterializer(captureConsumer, producer, config.topics().tokenCapture(),
                 config.dataDir().resolve("capture"), config.retiredTtl(), registry, Clock.systemUTC());

@@ -6,7 +6,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Everything a {@link Collector} needs. */
+/**
+ * Everything a {@link Collector} needs. {@code groupInstanceId} (optional) turns on static
+ * membership: a collector restarted with the same id, on the same data directory, gets its
+ * partitions back without a rebalance.
+ */
 public record CollectorConfig(
         KafkaConnection kafka,
         TopicNames topics,
@@ -16,7 +20,8 @@ public record CollectorConfig(
         long maxSegmentBytes,
         Duration pollTimeout,
         Duration captureWait,
-        Duration retiredTtl) {
+        Duration retiredTtl,
+        String groupInstanceId) {
 
     public static final String DEFAULT_GROUP_ID = "rollout-collectors";
     public static final long DEFAULT_MAX_SEGMENT_BYTES = 256L * 1024 * 1024;
@@ -36,16 +41,16 @@ public record CollectorConfig(
 
     public static CollectorConfig defaults(KafkaConnection kafka, TopicNames topics, String collectorId, Path dataDir) {
         return new CollectorConfig(kafka, topics, DEFAULT_GROUP_ID, collectorId, dataDir, DEFAULT_MAX_SEGMENT_BYTES,
-                Duration.ofMillis(200), DEFAULT_CAPTURE_WAIT, DEFAULT_RETIRED_TTL);
+                Duration.ofMillis(200), DEFAULT_CAPTURE_WAIT, DEFAULT_RETIRED_TTL, null);
     }
 
     public CollectorConfig withGroupId(String newGroupId) {
         return new CollectorConfig(kafka, topics, newGroupId, collectorId, dataDir, maxSegmentBytes, pollTimeout,
-                captureWait, retiredTtl);
+                captureWait, retiredTtl, groupInstanceId);
     }
 
     public CollectorConfig withCaptureWait(Duration wait) {
         return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, wait,
-                retiredTtl);
+                retiredTtl, groupInstanceId);
     }
 }

@@ -49,11 +49,23 @@ final class CollectorCommand implements Callable<Integer> {
                     + " (env FLEET_RETIRED_TTL; default ${DEFAULT-VALUE}).")
     Duration retiredTtl;
 
+    @Option(names = "--group-instance-id", defaultValue = "${env:FLEET_GROUP_INSTANCE_ID}",
+            description = "Static membership id; give each collector (and its data directory) a stable one, so a"
+                    + " restarted collector gets its partitions back (env FLEET_GROUP_INSTANCE_ID).")
+    String groupInstanceId;
+
+    @Option(names = "--exit-with-parent", hidden = true,
+            description = "Exit when standard input closes (used by fleet chaos).")
+    boolean exitWithParent;
+
     @Override
     public Integer call() throws Exception {
+        if (exitWithParent) {
+            Services.exitWhenStdinCloses();
+        }
         String id = collectorId != null ? collectorId : Services.defaultId("collector");
         CollectorConfig config = new CollectorConfig(kafka.connection(), kafka.topics(), groupId, id, dataDir,
-                maxSegmentBytes, Duration.ofMillis(200), captureWait, retiredTtl);
+                maxSegmentBytes, Duration.ofMillis(200), captureWait, retiredTtl, groupInstanceId);
         MetricRegistry registry = new MetricRegistry();
         Collector collector = Collector.start(config, registry, CollectorListener.NONE);
         MetricsHttpServer server = metrics.start(registry, collector::isReady);

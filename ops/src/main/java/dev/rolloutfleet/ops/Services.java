@@ -22,6 +22,22 @@ final class Services {
         return role + "-" + host.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + ManagementFactory.getRuntimeMXBean().getPid();
     }
 
+    /** Exits this JVM when standard input closes: a parent that dies, even by SIGKILL, takes this process along. */
+    static void exitWhenStdinCloses() {
+        Thread watcher = new Thread(() -> {
+            try {
+                while (System.in.read() != -1) {
+                    // waiting for end of stream
+                }
+            } catch (java.io.IOException e) {
+                // same as end of stream
+            }
+            System.exit(0);
+        }, "parent-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
     /** Something that runs until stopped or until it fails on its own. */
     interface Service {
         void awaitTermination() throws InterruptedException;

@@ -62,18 +62,7 @@ final class WorkerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (exitWithParent) {
-            Thread watcher = new Thread(() -> {
-                try {
-                    while (System.in.read() != -1) {
-                        // waiting for end of stream
-                    }
-                } catch (java.io.IOException e) {
-                    // same as end of stream
-                }
-                System.exit(0);
-            }, "parent-watcher");
-            watcher.setDaemon(true);
-            watcher.start();
+            Services.exitWhenStdinCloses();
         }
         String id = workerId != null ? workerId : Services.defaultId("worker");
         WorkerConfig.Builder builder = WorkerConfig.builder(kafka.connection(), kafka.topics(), id)

@@ -55,6 +55,7 @@ public final class TopicSetup {
                     }
                 }
             }
+            awaitVisible(wanted.keySet());
             verify(layout);
             return created;
         } catch (InterruptedException e) {
@@ -81,6 +82,16 @@ public final class TopicSetup {
                     + " its capture entries land on the same-numbered partition. Add partitions to the smaller"
                     + " one (kafka-topics --alter --partitions " + Math.max(results, capture) + ") before any"
                     + " capture entries are written, or recreate both.");
+        }
+    }
+
+    /** Waits until the cluster lists every topic: a topic just created may not be in the metadata yet. */
+    private void awaitVisible(java.util.Set<String> names) throws ExecutionException, InterruptedException, TimeoutException {
+        for (int attempt = 1; !admin.listTopics().names().get(TIMEOUT_S, TimeUnit.SECONDS).containsAll(names); attempt++) {
+            if (attempt >= 100) {
+                throw new TimeoutException("topics " + names + " were created but not all are listed after 10 s");
+            }
+            Thread.sleep(100);
         }
     }
 
