@@ -7,6 +7,7 @@ import com.codahale.metrics.Timer;
 import dev.rolloutfleet.collector.CollectorConfig;
 import dev.rolloutfleet.collector.CollectorListener;
 import dev.rolloutfleet.collector.capture.CaptureMaterializer;
+import dev.rolloutfleet.collector.sink.DedupeIndex;
 import dev.rolloutfleet.collector.sink.PartitionSegments;
 import dev.rolloutfleet.common.wire.DurablePointer;
 import dev.rolloutfleet.common.wire.Json;
@@ -63,6 +64,7 @@ public final class ResultsConsumerLoop implements Runnable {
     private final CaptureMaterializer materializer;
     private final CaptureBuilds builds;
     private Quarantine quarantine;
+    private DedupeIndex dedupe;
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean assigned;
@@ -89,6 +91,7 @@ public final class ResultsConsumerLoop implements Runnable {
     public void run() {
         try {
             quarantine = new Quarantine(config.dataDir());
+            dedupe = DedupeIndex.open(config.dataDir().resolve("dedupe"));
             consumer.subscribe(List.of(config.topics().results()), new Rebalance());
             while (running) {
                 ConsumerRecords<String, byte[]> records = consumer.poll(config.pollTimeout());
@@ -222,7 +225,7 @@ public final class ResultsConsumerLoop implements Runnable {
         if (existing != null) {
             return existing;
         }
-        PartitionSegments opened = PartitionSegments.open(config.dataDir(), partition, config.maxSegmentBytes());
+        PartitionSegments opened = PartitionSegments.open(config.dataDir(), partition, config.maxSegmentBytes(), dedupe);
         segments.put(partition, opened);
         return opened;
     }
@@ -246,6 +249,10 @@ public final class ResultsConsumerLoop implements Runnable {
             } catch (IOException e) {
                 log.warn("cannot close the quarantine file", e);
             }
+        }
+        if (dedupe != null) {
+            dedupe.close();
+            dedupe = null;
         }
     }
 

@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The durable JSON-lines segments of one results partition: {@code results-pPPP-SSSSSS.jsonl}
  * under the data directory, appended in order, rolled over past a size. Opening repairs a torn
- * last line (a crash mid-append) by truncating it, and learns every {@code run_id} already
- * written so a redelivered result is not written twice. Nothing is durable until {@link #sync()}
- * returns. Confined to the collector's consumer thread.
+ * last line (a crash mid-append) by truncating it, and catches the {@link DedupeIndex} up with the
+ * lines after its checkpoint, so a redelivered result is not written twice. Nothing is durable
+ * until {@link #sync()} returns; the index learns the synced runs right after. Confined to the
+ * collector's consumer thread.
  */
 public final class PartitionSegments implements Closeable {
 
@@ -38,21 +39,25 @@ public final class PartitionSegments implements Closeable {
     private final Path dataDir;
     private final int partition;
     private final long maxSegmentBytes;
-    private final Set<String> durableRunIds = new HashSet<>();
+    private final DedupeIndex index;
+    /** Runs appended since the last sync: not in the index yet. */
+    private final Set<String> unsynced = new HashSet<>();
     private FileChannel channel;
     private Path currentFile;
     private int currentSeq;
     private boolean dirty;
 
-    private PartitionSegments(Path dataDir, int partition, long maxSegmentBytes) {
+    private PartitionSegments(Path dataDir, int partition, long maxSegmentBytes, DedupeIndex index) {
         this.dataDir = dataDir;
         this.partition = partition;
         this.maxSegmentBytes = maxSegmentBytes;
+        this.index = index;
     }
 
-    /** Opens (creating if needed) the segments of {@code partition}, repairing and indexing them. */
-    public static PartitionSegments open(Path dataDir, int partition, long maxSegmentBytes) throws IOException {
-        PartitionSegments segments = new PartitionSegments(dataDir, partition, maxSegmentBytes);
+    /** Opens (creating if needed) the segments of {@code partition}, repairing them and catching the index up. */
+    public static PartitionSegments open(Path dataDir, int partition, long maxSegmentBytes, DedupeIndex index)
+            throws IOException {
+        PartitionSegments segments = new PartitionSegments(dataDir, partition, maxSegmentBytes, index);
         segments.recover();
         return segments;
     }
@@ -66,17 +71,39 @@ public final class PartitionSegments implements Closeable {
         }
         Path last = existing.get(existing.size() - 1);
         truncateTornTail(last);
-        for (Path file : existing) {
-            indexRunIds(file);
-        }
+        catchUpIndex(existing);
         currentSeq = seqOf(last);
         currentFile = last;
         channel = FileChannel.open(last, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     }
 
+    /** Indexes the lines after the index's checkpoint: those fsynced just before a crash. */
+    private void catchUpIndex(List<Path> existing) throws IOException {
+        DedupeIndex.Checkpoint checkpoint = index.checkpoint(partition);
+        int caughtUp = 0;
+        for (Path file : existing) {
+            String name = file.getFileName().toString();
+            long from = 0;
+            if (checkpoint != null) {
+                int order = name.compareTo(checkpoint.file());
+                if (order < 0) {
+                    continue;
+                }
+                from = order == 0 ? checkpoint.byteOffset() : 0;
+            }
+            List<String> runIds = new ArrayList<>();
+            long end = readRunIds(file, from, runIds);
+            index.record(partition, runIds, new DedupeIndex.Checkpoint(name, end));
+            caughtUp += runIds.size();
+        }
+        if (caughtUp > 0) {
+            log.info("partition {}: indexed {} lines written after the dedupe checkpoint", partition, caughtUp);
+        }
+    }
+
     /** True when a line for {@code runId} is already in these segments (durable or pending sync). */
     public boolean contains(String runId) {
-        return durableRunIds.contains(runId);
+        return unsynced.contains(runId) || index.contains(partition, runId);
     }
 
     /**
@@ -95,25 +122,23 @@ public final class PartitionSegments implements Closeable {
         while (buffer.hasRemaining()) {
             channel.write(buffer);
         }
-        durableRunIds.add(runId);
+        unsynced.add(runId);
         dirty = true;
         return new Position(currentFile, offset);
     }
 
-    /** Forces every appended line to disk. */
+    /** Forces every appended line to disk, then records their runs in the dedupe index. */
     public void sync() throws IOException {
         if (dirty) {
             channel.force(false);
             dirty = false;
+            index.record(partition, unsynced, new DedupeIndex.Checkpoint(currentFile.getFileName().toString(), channel.size()));
+            unsynced.clear();
         }
     }
 
     public int partition() {
         return partition;
-    }
-
-    public int size() {
-        return durableRunIds.size();
     }
 
     @Override
@@ -134,22 +159,27 @@ public final class PartitionSegments implements Closeable {
         syncDirectory(dataDir);
     }
 
-    private void indexRunIds(Path file) throws IOException {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8))) {
+    /** Collects the run ids of the whole lines from {@code from}; returns the offset after the last one. */
+    private static long readRunIds(Path file, long from, List<String> out) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ch.position(from);
+            BufferedReader reader = new BufferedReader(new InputStreamReader(java.nio.channels.Channels.newInputStream(ch),
+                    StandardCharsets.UTF_8));
+            long position = from;
             String line;
-            long number = 0;
             while ((line = reader.readLine()) != null) {
-                number++;
+                position += line.getBytes(StandardCharsets.UTF_8).length + 1;
                 if (line.isBlank()) {
                     continue;
                 }
                 JsonNode runId = Json.mapper().readTree(line).get("run_id");
-                if (runId == null || !runId.isTextual()) {
-                    log.warn("{} line {} has no run_id; it is kept but cannot deduplicate", file, number);
-                    continue;
+                if (runId != null && runId.isTextual()) {
+                    out.add(runId.asText());
+                } else {
+                    log.warn("{} has a line without run_id; it is kept but cannot deduplicate", file);
                 }
-                durableRunIds.add(runId.asText());
             }
+            return position;
         }
     }
 
