@@ -92,6 +92,11 @@ public final class Collector implements AutoCloseable {
         return loop.isAssigned() && thread.isAlive();
     }
 
+    /** False when the collector stopped, or too many samples are masked; feeds {@code /healthz}. */
+    public boolean isHealthy() {
+        return thread.isAlive() && loop.isHealthy();
+    }
+
     public boolean isRunning() {
         return thread.isAlive();
     }

@@ -21,7 +21,26 @@ public record CollectorConfig(
         Duration pollTimeout,
         Duration captureWait,
         Duration retiredTtl,
-        String groupInstanceId) {
+        String groupInstanceId,
+        MaskLimit maskLimit) {
+
+    /**
+     * The mask-fraction guard: once at least {@code minSamples} participating samples were built and
+     * more than {@code maxFraction} of them were masked, the collector reports unhealthy, logs the
+     * counts per reason, and with {@code stopConsuming} stops consuming results.
+     */
+    public record MaskLimit(double maxFraction, int minSamples, boolean stopConsuming) {
+        public static final MaskLimit DEFAULT = new MaskLimit(0.5, 100, false);
+
+        public MaskLimit {
+            if (maxFraction < 0 || maxFraction > 1) {
+                throw new IllegalArgumentException("--max-mask-fraction must be between 0 and 1, got " + maxFraction);
+            }
+            if (minSamples < 1) {
+                throw new IllegalArgumentException("--mask-min-samples must be at least 1, got " + minSamples);
+            }
+        }
+    }
 
     public static final String DEFAULT_GROUP_ID = "rollout-collectors";
     public static final long DEFAULT_MAX_SEGMENT_BYTES = 256L * 1024 * 1024;
@@ -41,16 +60,22 @@ public record CollectorConfig(
 
     public static CollectorConfig defaults(KafkaConnection kafka, TopicNames topics, String collectorId, Path dataDir) {
         return new CollectorConfig(kafka, topics, DEFAULT_GROUP_ID, collectorId, dataDir, DEFAULT_MAX_SEGMENT_BYTES,
-                Duration.ofMillis(200), DEFAULT_CAPTURE_WAIT, DEFAULT_RETIRED_TTL, null);
+                Duration.ofMillis(200), DEFAULT_CAPTURE_WAIT, DEFAULT_RETIRED_TTL, null,
+                MaskLimit.DEFAULT);
     }
 
     public CollectorConfig withGroupId(String newGroupId) {
         return new CollectorConfig(kafka, topics, newGroupId, collectorId, dataDir, maxSegmentBytes, pollTimeout,
-                captureWait, retiredTtl, groupInstanceId);
+                captureWait, retiredTtl, groupInstanceId, maskLimit);
     }
 
     public CollectorConfig withCaptureWait(Duration wait) {
         return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, wait,
-                retiredTtl, groupInstanceId);
+                retiredTtl, groupInstanceId, maskLimit);
+    }
+
+    public CollectorConfig withMaskLimit(MaskLimit limit) {
+        return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, captureWait,
+                retiredTtl, groupInstanceId, limit);
     }
 }

@@ -158,6 +158,43 @@ class CaptureCollectorTest {
         assertThat(retireCounts).hasSize(2).allSatisfy((k, n) -> assertThat(n).as("retires of %s", k).isEqualTo(1));
     }
 
+    @Test
+    void pastTheMaskLimitTheCollectorReportsUnhealthyAndStopsConsuming(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(1);
+        CollectorConfig config = CollectorConfig.defaults(kafka.connection(), topics, "c1", dataDir)
+                .withGroupId(KafkaCluster.uniqueName("collectors"))
+                .withMaskLimit(new CollectorConfig.MaskLimit(0.25, 4, true));
+        try (Collector collector = Collector.start(config, new MetricRegistry(), CollectorListener.NONE);
+                KafkaProducer<String, byte[]> producer = kafka.connection().producer("fake-worker")) {
+            for (int i = 0; i < 4; i++) {
+                publishRollout(producer, topics, "drifted-" + i, Shape.DRIFTED);
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> CollectorTest.lines(dataDir).size() == 4);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !collector.isHealthy());
+            publishRollout(producer, topics, "clean-after", Shape.CLEAN);
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+                    .until(() -> CollectorTest.lines(dataDir).size() == 4);
+            assertThat(collector.isRunning()).isTrue();
+        }
+    }
+
+    @Test
+    void belowTheMaskLimitTheCollectorStaysHealthy(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(1);
+        CollectorConfig config = CollectorConfig.defaults(kafka.connection(), topics, "c1", dataDir)
+                .withGroupId(KafkaCluster.uniqueName("collectors"))
+                .withMaskLimit(new CollectorConfig.MaskLimit(0.5, 4, true));
+        try (Collector collector = Collector.start(config, new MetricRegistry(), CollectorListener.NONE);
+                KafkaProducer<String, byte[]> producer = kafka.connection().producer("fake-worker")) {
+            publishRollout(producer, topics, "d-1", Shape.DRIFTED);
+            for (int i = 0; i < 4; i++) {
+                publishRollout(producer, topics, "c-" + i, Shape.CLEAN);
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> CollectorTest.lines(dataDir).size() == 5);
+            assertThat(collector.isHealthy()).isTrue();
+        }
+    }
+
     static Map<String, Long> retireRequests(KafkaCluster kafka, TopicNames topics) {
         return scan(kafka, topics.tokenCapture()).stream().filter(r -> r.key().endsWith("/!retire") && r.value() != null)
                 .collect(Collectors.toMap(r -> r.key().substring(0, r.key().indexOf('/')), ConsumerRecord::timestamp,

@@ -54,6 +54,19 @@ final class CollectorCommand implements Callable<Integer> {
                     + " restarted collector gets its partitions back (env FLEET_GROUP_INSTANCE_ID).")
     String groupInstanceId;
 
+    @Option(names = "--max-mask-fraction", defaultValue = "${env:FLEET_MAX_MASK_FRACTION:-0.5}",
+            description = "Report unhealthy once more than this fraction of participating samples is masked"
+                    + " (env FLEET_MAX_MASK_FRACTION; default ${DEFAULT-VALUE}).")
+    double maxMaskFraction;
+
+    @Option(names = "--mask-min-samples", defaultValue = "${env:FLEET_MASK_MIN_SAMPLES:-100}",
+            description = "Samples needed before the mask fraction is judged (env FLEET_MASK_MIN_SAMPLES; default ${DEFAULT-VALUE}).")
+    int maskMinSamples;
+
+    @Option(names = "--stop-on-mask-limit", defaultValue = "${env:FLEET_STOP_ON_MASK_LIMIT:-false}",
+            description = "Also stop consuming results past the mask limit (env FLEET_STOP_ON_MASK_LIMIT; default ${DEFAULT-VALUE}).")
+    boolean stopOnMaskLimit;
+
     @Option(names = "--exit-with-parent", hidden = true,
             description = "Exit when standard input closes (used by fleet chaos).")
     boolean exitWithParent;
@@ -65,10 +78,11 @@ final class CollectorCommand implements Callable<Integer> {
         }
         String id = collectorId != null ? collectorId : Services.defaultId("collector");
         CollectorConfig config = new CollectorConfig(kafka.connection(), kafka.topics(), groupId, id, dataDir,
-                maxSegmentBytes, Duration.ofMillis(200), captureWait, retiredTtl, groupInstanceId);
+                maxSegmentBytes, Duration.ofMillis(200), captureWait, retiredTtl, groupInstanceId,
+                new CollectorConfig.MaskLimit(maxMaskFraction, maskMinSamples, stopOnMaskLimit));
         MetricRegistry registry = new MetricRegistry();
         Collector collector = Collector.start(config, registry, CollectorListener.NONE);
-        MetricsHttpServer server = metrics.start(registry, collector::isReady);
+        MetricsHttpServer server = metrics.start(registry, collector::isReady, collector::isHealthy);
         System.err.println("collector " + id + " writing " + config.topics().results() + " to " + dataDir.toAbsolutePath()
                 + (server == null ? "" : "; metrics on :" + server.port()));
         return Services.runUntilStopped(new Services.Service() {

@@ -18,6 +18,10 @@ public final class MetricsOptions {
     int port;
 
     MetricsHttpServer start(MetricRegistry registry, BooleanSupplier ready) {
-        return port < 0 ? null : MetricsHttpServer.start(host, port, registry, ready);
+        return start(registry, ready, () -> true);
+    }
+
+    MetricsHttpServer start(MetricRegistry registry, BooleanSupplier ready, BooleanSupplier healthy) {
+        return port < 0 ? null : MetricsHttpServer.start(host, port, registry, ready, healthy);
     }
 }

@@ -65,6 +65,8 @@ public final class ResultsConsumerLoop implements Runnable {
     private final CaptureBuilds builds;
     private Quarantine quarantine;
     private DedupeIndex dedupe;
+    private final MaskGuard maskGuard;
+    private boolean stoppedByMaskLimit;
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean assigned;
@@ -80,6 +82,7 @@ public final class ResultsConsumerLoop implements Runnable {
         this.builds = new CaptureBuilds(materializer, producer, config.topics().tokenCapture(), config.collectorId(),
                 config.captureWait(), registry, Clock.systemUTC());
         this.resultsIn = registry.meter("collector.results.in");
+        this.maskGuard = new MaskGuard(config.maskLimit());
         this.linesWritten = registry.meter("collector.lines.written");
         this.duplicates = registry.meter("collector.results.duplicate");
         this.rejected = registry.meter("collector.results.rejected");
@@ -161,7 +164,12 @@ public final class ResultsConsumerLoop implements Runnable {
             throw new IOException("could not freeze capture evidence: " + e.getCause(), e.getCause());
         }
         Map<String, CaptureBuilds.Pending> builtByRun = new HashMap<>();
-        toBuild.forEach(p -> builtByRun.put(p.result.runId(), p));
+        for (CaptureBuilds.Pending p : toBuild) {
+            builtByRun.put(p.result.runId(), p);
+            if (maskGuard.record(p.built) && config.maskLimit().stopConsuming()) {
+                stoppedByMaskLimit = true;
+            }
+        }
 
         Set<PartitionSegments> touched = new HashSet<>();
         List<DurablePointer> pointers = new ArrayList<>();
@@ -218,6 +226,15 @@ public final class ResultsConsumerLoop implements Runnable {
             producer.flush();
             notify(() -> listener.retiresPublished(retiredRuns));
         }
+        if (stoppedByMaskLimit) {
+            // Keep the group membership (and the partitions) but read nothing more until an operator acts.
+            consumer.pause(consumer.assignment());
+        }
+    }
+
+    /** False once too many participating samples were masked (see {@link MaskGuard}). */
+    public boolean isHealthy() {
+        return !maskGuard.tripped();
     }
 
     private PartitionSegments segmentsOf(int partition) throws IOException {
@@ -294,6 +311,9 @@ public final class ResultsConsumerLoop implements Runnable {
                 }
                 // The same-numbered capture partition holds this partition's runs' evidence.
                 materializer.add(tp.partition());
+            }
+            if (stoppedByMaskLimit) {
+                consumer.pause(partitions);
             }
             assigned = !consumer.assignment().isEmpty();
         }

@@ -14,7 +14,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Serves one process's metrics and health over HTTP: {@code /metrics} (Prometheus text),
- * {@code /healthz} (200 while the process runs) and {@code /readyz} (200 when the readiness check
+ * {@code /healthz} (200 while the health check passes, else 503) and {@code /readyz} (200 when the readiness check
  * passes, else 503). Requests are handled on virtual threads; the check must be cheap and
  * thread-safe. Port 0 picks a free port; {@link #port()} says which.
  */
@@ -29,6 +29,12 @@ public final class MetricsHttpServer implements AutoCloseable {
     }
 
     public static MetricsHttpServer start(String host, int port, MetricRegistry registry, BooleanSupplier ready) {
+        return start(host, port, registry, ready, () -> true);
+    }
+
+    /** As above, with {@code /healthz} answering 503 while {@code healthy} is false. */
+    public static MetricsHttpServer start(String host, int port, MetricRegistry registry, BooleanSupplier ready,
+            BooleanSupplier healthy) {
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 0);
@@ -40,7 +46,10 @@ public final class MetricsHttpServer implements AutoCloseable {
         server.setExecutor(executor);
         server.createContext("/metrics", exchange -> respond(exchange, 200, PrometheusText.CONTENT_TYPE,
                 PrometheusText.write(registry)));
-        server.createContext("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
+        server.createContext("/healthz", exchange -> {
+            boolean isHealthy = healthy.getAsBoolean();
+            respond(exchange, isHealthy ? 200 : 503, "text/plain", isHealthy ? "ok\n" : "unhealthy\n");
+        });
         server.createContext("/readyz", exchange -> {
             boolean isReady = ready.getAsBoolean();
             respond(exchange, isReady ? 200 : 503, "text/plain", isReady ? "ready\n" : "not ready\n");
