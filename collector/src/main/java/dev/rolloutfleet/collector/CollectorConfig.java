@@ -22,7 +22,26 @@ public record CollectorConfig(
         Duration captureWait,
         Duration retiredTtl,
         String groupInstanceId,
-        MaskLimit maskLimit) {
+        MaskLimit maskLimit,
+        GroupCommit groupCommit) {
+
+    /**
+     * When gathered results are written and fsynced together: once they hold {@code maxBytes} of
+     * result values, or the oldest has waited {@code maxDelay}, whichever comes first. One fsync
+     * covers the whole batch.
+     */
+    public record GroupCommit(long maxBytes, Duration maxDelay) {
+        public static final GroupCommit DEFAULT = new GroupCommit(4L * 1024 * 1024, Duration.ofMillis(20));
+
+        public GroupCommit {
+            if (maxBytes < 1) {
+                throw new IllegalArgumentException("--group-commit-bytes must be positive, got " + maxBytes);
+            }
+            if (maxDelay.isNegative()) {
+                throw new IllegalArgumentException("--group-commit-delay must not be negative, got " + maxDelay);
+            }
+        }
+    }
 
     /**
      * The mask-fraction guard: once at least {@code minSamples} participating samples were built and
@@ -61,21 +80,26 @@ public record CollectorConfig(
     public static CollectorConfig defaults(KafkaConnection kafka, TopicNames topics, String collectorId, Path dataDir) {
         return new CollectorConfig(kafka, topics, DEFAULT_GROUP_ID, collectorId, dataDir, DEFAULT_MAX_SEGMENT_BYTES,
                 Duration.ofMillis(200), DEFAULT_CAPTURE_WAIT, DEFAULT_RETIRED_TTL, null,
-                MaskLimit.DEFAULT);
+                MaskLimit.DEFAULT, GroupCommit.DEFAULT);
     }
 
     public CollectorConfig withGroupId(String newGroupId) {
         return new CollectorConfig(kafka, topics, newGroupId, collectorId, dataDir, maxSegmentBytes, pollTimeout,
-                captureWait, retiredTtl, groupInstanceId, maskLimit);
+                captureWait, retiredTtl, groupInstanceId, maskLimit, groupCommit);
     }
 
     public CollectorConfig withCaptureWait(Duration wait) {
         return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, wait,
-                retiredTtl, groupInstanceId, maskLimit);
+                retiredTtl, groupInstanceId, maskLimit, groupCommit);
+    }
+
+    public CollectorConfig withGroupCommit(GroupCommit commit) {
+        return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, captureWait,
+                retiredTtl, groupInstanceId, maskLimit, commit);
     }
 
     public CollectorConfig withMaskLimit(MaskLimit limit) {
         return new CollectorConfig(kafka, topics, groupId, collectorId, dataDir, maxSegmentBytes, pollTimeout, captureWait,
-                retiredTtl, groupInstanceId, limit);
+                retiredTtl, groupInstanceId, limit, groupCommit);
     }
 }

@@ -84,6 +84,33 @@ class CollectorTest {
     }
 
     @Test
+    void resultsArrivingWithinTheGroupCommitDelayShareOneFsync(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(1);
+        CollectorConfig config = CollectorConfig.defaults(kafka.connection(), topics, "c1", dataDir)
+                .withGroupId(KafkaCluster.uniqueName("collectors"))
+                .withGroupCommit(new CollectorConfig.GroupCommit(1L << 30, Duration.ofSeconds(2)));
+        List<Integer> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+        MetricRegistry registry = new MetricRegistry();
+        try (Collector collector = Collector.start(config, registry, new CollectorListener() {
+            @Override
+            public void batchSynced(List<String> runIds) {
+                batches.add(runIds.size());
+            }
+        })) {
+            await().atMost(Duration.ofSeconds(30)).until(collector::isReady);
+            try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("trickle")) {
+                for (int i = 0; i < 20; i++) {
+                    producer.send(new ProducerRecord<>(topics.results(), "t-" + i, Json.encode(result("t-" + i)))).get();
+                    Thread.sleep(20);
+                }
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> lines(dataDir).size() == 20);
+        }
+        assertThat(batches).as("20 results over ~0.5 s, gathered for up to 2 s").hasSizeLessThanOrEqualTo(2);
+        assertThat(registry.timer("collector.fsync").getCount()).isLessThanOrEqualTo(2);
+    }
+
+    @Test
     void aSecondResultForADurableRunIsNotWrittenAgain(KafkaCluster kafka) throws Exception {
         TopicNames topics = kafka.freshTopics(1);
         CollectorConfig config = CollectorConfig.defaults(kafka.connection(), topics, "c1", dataDir)

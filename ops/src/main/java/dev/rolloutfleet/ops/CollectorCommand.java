@@ -67,6 +67,15 @@ final class CollectorCommand implements Callable<Integer> {
             description = "Also stop consuming results past the mask limit (env FLEET_STOP_ON_MASK_LIMIT; default ${DEFAULT-VALUE}).")
     boolean stopOnMaskLimit;
 
+    @Option(names = "--group-commit-bytes", defaultValue = "${env:FLEET_GROUP_COMMIT_BYTES:-4194304}",
+            description = "Write and fsync gathered results once they hold this many bytes"
+                    + " (env FLEET_GROUP_COMMIT_BYTES; default ${DEFAULT-VALUE}).")
+    long groupCommitBytes;
+
+    @Option(names = "--group-commit-delay", defaultValue = "${env:FLEET_GROUP_COMMIT_DELAY:-PT0.02S}",
+            description = "... or once the oldest has waited this long, ISO-8601 (env FLEET_GROUP_COMMIT_DELAY; default ${DEFAULT-VALUE}).")
+    Duration groupCommitDelay;
+
     @Option(names = "--exit-with-parent", hidden = true,
             description = "Exit when standard input closes (used by fleet chaos).")
     boolean exitWithParent;
@@ -79,7 +88,8 @@ final class CollectorCommand implements Callable<Integer> {
         String id = collectorId != null ? collectorId : Services.defaultId("collector");
         CollectorConfig config = new CollectorConfig(kafka.connection(), kafka.topics(), groupId, id, dataDir,
                 maxSegmentBytes, Duration.ofMillis(200), captureWait, retiredTtl, groupInstanceId,
-                new CollectorConfig.MaskLimit(maxMaskFraction, maskMinSamples, stopOnMaskLimit));
+                new CollectorConfig.MaskLimit(maxMaskFraction, maskMinSamples, stopOnMaskLimit),
+                new CollectorConfig.GroupCommit(groupCommitBytes, groupCommitDelay));
         MetricRegistry registry = new MetricRegistry();
         Collector collector = Collector.start(config, registry, CollectorListener.NONE);
         MetricsHttpServer server = metrics.start(registry, collector::isReady, collector::isHealthy);

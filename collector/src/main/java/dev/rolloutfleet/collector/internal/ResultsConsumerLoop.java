@@ -18,6 +18,7 @@ import dev.rolloutfleet.common.wire.WireFormatException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -28,7 +29,6 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -38,9 +38,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The collector's consumer thread. Per poll: append each new result as one line to its
- * partition's segments, fsync every touched segment once (group commit), then commit the offsets,
- * then announce each line on the durable topic. A crash anywhere before the commit re-delivers
+ * The collector's consumer thread. Records are gathered over polls until the batch reaches the
+ * group-commit size or age; then each new result is appended as one line to its partition's
+ * segments, every touched segment is fsynced once, the offsets are committed, each line is
+ * announced on the durable topic, and clean capture evidence is retired. A crash anywhere before the commit re-delivers
  * the batch, and the segments' run-id index keeps the re-delivered results from being written
  * twice. The only thread that touches the consumer and the segments; {@link #stop()} and
  * {@link #halt()} may be called from any thread.
@@ -65,6 +66,9 @@ public final class ResultsConsumerLoop implements Runnable {
     private final CaptureBuilds builds;
     private Quarantine quarantine;
     private DedupeIndex dedupe;
+    private final List<ConsumerRecord<String, byte[]>> pending = new ArrayList<>();
+    private long pendingBytes;
+    private long pendingSince;
     private final MaskGuard maskGuard;
     private boolean stoppedByMaskLimit;
     private volatile boolean running = true;
@@ -97,9 +101,20 @@ public final class ResultsConsumerLoop implements Runnable {
             dedupe = DedupeIndex.open(config.dataDir().resolve("dedupe"));
             consumer.subscribe(List.of(config.topics().results()), new Rebalance());
             while (running) {
-                ConsumerRecords<String, byte[]> records = consumer.poll(config.pollTimeout());
-                if (!records.isEmpty()) {
-                    writeDurably(records);
+                // Group commit: gather records over polls until the batch is big or old enough, then
+                // write, fsync and commit them together.
+                Duration wait = pending.isEmpty() ? config.pollTimeout()
+                        : Duration.ofNanos(Math.max(0, pendingSince + config.groupCommit().maxDelay().toNanos() - System.nanoTime()));
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(wait)) {
+                    if (pending.isEmpty()) {
+                        pendingSince = System.nanoTime();
+                    }
+                    pending.add(record);
+                    pendingBytes += record.serializedValueSize();
+                }
+                if (!pending.isEmpty() && (pendingBytes >= config.groupCommit().maxBytes()
+                        || System.nanoTime() - pendingSince >= config.groupCommit().maxDelay().toNanos())) {
+                    flushPending();
                 }
             }
         } catch (WakeupException e) {
@@ -116,7 +131,14 @@ public final class ResultsConsumerLoop implements Runnable {
         }
     }
 
-    private void writeDurably(ConsumerRecords<String, byte[]> records) throws IOException, InterruptedException {
+    private void flushPending() throws IOException, InterruptedException {
+        List<ConsumerRecord<String, byte[]>> batch = new ArrayList<>(pending);
+        pending.clear();
+        pendingBytes = 0;
+        writeDurably(batch);
+    }
+
+    private void writeDurably(List<ConsumerRecord<String, byte[]>> records) throws IOException, InterruptedException {
         Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
         List<ConsumerRecord<String, byte[]>> fresh = new ArrayList<>();
         List<RolloutResult> freshResults = new ArrayList<>();
@@ -320,6 +342,16 @@ public final class ResultsConsumerLoop implements Runnable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            // What was gathered is written and committed before the partitions go.
+            if (!pending.isEmpty() && !halted) {
+                try {
+                    flushPending();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot write the pending batch before a rebalance", e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             for (TopicPartition tp : partitions) {
                 PartitionSegments removed = segments.remove(tp.partition());
                 if (removed != null) {
