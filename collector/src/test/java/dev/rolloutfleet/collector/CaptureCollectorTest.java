@@ -159,6 +159,27 @@ class CaptureCollectorTest {
     }
 
     @Test
+    void aResultWhoseEvidenceNeverArrivesIsMaskedCaptureLaggingAfterTheWait(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(1);
+        CollectorConfig config = CollectorConfig.defaults(kafka.connection(), topics, "c1", dataDir)
+                .withGroupId(KafkaCluster.uniqueName("collectors")).withCaptureWait(Duration.ofSeconds(1));
+        CaptureInfo capture = new CaptureInfo("main", true, List.of("call-0"), false, List.of(), new Watermark(0, 1_000_000));
+        RolloutResult result = new RolloutResult(SchemaVersion.CURRENT, "lagging", "a1", null, RolloutStatus.OK, null, false,
+                List.of(), null, 2, null, null, null, capture, null);
+        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("fake-worker")) {
+            producer.send(new ProducerRecord<>(topics.results(), "lagging", Json.encode(result))).get();
+        }
+        try (Collector ignored = Collector.start(config, new MetricRegistry(), CollectorListener.NONE)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> CollectorTest.lines(dataDir).size() == 1);
+        }
+        JsonNode line = CollectorTest.lines(dataDir).get(0);
+        assertThat(line.get("mask_sample").asBoolean()).isTrue();
+        assertThat(line.get("mask_reason").asText()).isEqualTo("incomplete");
+        assertThat(line.at("/capture_build/diagnostics/incomplete_reasons").toString()).contains("capture_lagging");
+        assertThat(retireRequests(kafka, topics)).isEmpty();
+    }
+
+    @Test
     void pastTheMaskLimitTheCollectorReportsUnhealthyAndStopsConsuming(KafkaCluster kafka) throws Exception {
         TopicNames topics = kafka.freshTopics(1);
         CollectorConfig config = CollectorConfig.defaults(kafka.connection(), topics, "c1", dataDir)

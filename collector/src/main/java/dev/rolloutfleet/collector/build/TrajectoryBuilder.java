@@ -40,8 +40,10 @@ public final class TrajectoryBuilder {
     public BuiltTrajectory build(List<CaptureEntry> entries, List<String> incompleteReasons) {
         ObjectNode diagnostics = Json.object();
         if (entries.isEmpty()) {
+            // Known-incomplete evidence explains an empty snapshot better than "missing" does.
             if (!incompleteReasons.isEmpty()) {
                 diagnostics.set("incomplete_reasons", strings(incompleteReasons));
+                return masked(MaskReason.INCOMPLETE, diagnostics, new BuildMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
             }
             return masked(MaskReason.MISSING, diagnostics, new BuildMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }

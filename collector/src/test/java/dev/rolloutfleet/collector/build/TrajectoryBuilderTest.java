@@ -120,7 +120,9 @@ class TrajectoryBuilderTest {
                         new CaptureEntry(1, "run", "a1", "bad", "main", "m", ints(1), ints(2, 3), List.of(-0.1), null, null, null)),
                         List.of(), MaskReason.MALFORMED),
                 Arguments.of("the snapshot is incomplete", threeTurnChain(), List.of("late_entry"), MaskReason.INCOMPLETE),
-                Arguments.of("no entries at all", List.of(), List.of(), MaskReason.MISSING));
+                Arguments.of("no entries at all", List.of(), List.of(), MaskReason.MISSING),
+                Arguments.of("no entries, and the evidence is known incomplete", List.of(), List.of("capture_write_failed"),
+                        MaskReason.INCOMPLETE));
     }
 
     @ParameterizedTest(name = "{0}")
