@@ -257,7 +257,8 @@ class WorkerEngineTest {
         }
 
         @Override
-        public dev.rolloutfleet.worker.policy.Policy create(RolloutRequest.PolicySpec spec, long seed) {
+        public dev.rolloutfleet.worker.policy.Policy create(RolloutRequest.PolicySpec spec,
+                dev.rolloutfleet.worker.policy.PolicyContext context) {
             return (observation, index) -> new Decision(List.of(new ToolCall("move", Json.object().put("direction", "right"))),
                     Json.object());
         }
@@ -277,7 +278,8 @@ class WorkerEngineTest {
         }
 
         @Override
-        public dev.rolloutfleet.worker.policy.Policy create(RolloutRequest.PolicySpec spec, long seed) {
+        public dev.rolloutfleet.worker.policy.Policy create(RolloutRequest.PolicySpec spec,
+                dev.rolloutfleet.worker.policy.PolicyContext context) {
             HttpClient http = HttpClient.newHttpClient();
             return (observation, index) -> {
                 if (index >= 2) {

@@ -48,8 +48,23 @@ public final class CorridorEnvironment implements Environment {
         return new EnvStep(observation(), done ? 1.0 : 0.0, done, false, Json.object().put("steps", steps));
     }
 
+    @Override
+    public List<ObjectNode> tools() {
+        ObjectNode direction = Json.object().put("type", "string");
+        direction.putArray("enum").add("left").add("right");
+        ObjectNode parameters = Json.object().put("type", "object");
+        parameters.putObject("properties").set("direction", direction);
+        parameters.putArray("required").add("direction");
+        ObjectNode function = Json.object().put("name", "move").put("description", "Step left or right along the corridor.");
+        function.set("parameters", parameters);
+        ObjectNode tool = Json.object().put("type", "function");
+        tool.set("function", function);
+        return List.of(tool);
+    }
+
     private ObjectNode observation() {
-        return Json.object().put("position", position).put("goal", goal).put("steps", steps);
+        return Json.object().put("position", position).put("goal", goal).put("steps", steps)
+                .put("text", "You are at " + position + " in a corridor; the goal is at " + goal + ". Call move.");
     }
 
     /** Makes corridors. */

@@ -16,6 +16,11 @@ public interface Environment extends AutoCloseable {
     /** Applies the tool calls of one decision. */
     EnvStep step(List<ToolCall> toolCalls) throws EnvironmentException;
 
+    /** The tool schema policies may call, in the OpenAI {@code tools} format. */
+    default List<ObjectNode> tools() {
+        return List.of();
+    }
+
     /** Releases what the instance holds (a remote instance, a file); never throws. */
     @Override
     default void close() {}

@@ -11,6 +11,8 @@ import dev.rolloutfleet.common.wire.RolloutResult.WorkerInfo;
 import dev.rolloutfleet.common.wire.RolloutStatus;
 import dev.rolloutfleet.common.wire.SchemaVersion;
 import dev.rolloutfleet.common.wire.WireFormatException;
+import dev.rolloutfleet.common.topics.TopicLayout;
+import dev.rolloutfleet.worker.capture.TokenCapture;
 import dev.rolloutfleet.worker.rollout.AttemptContext;
 import dev.rolloutfleet.worker.rollout.RolloutRunner;
 import java.time.Clock;
@@ -109,13 +111,19 @@ final class RequestHandler {
         metrics.started.mark();
         long startedAt = clock.millis();
         metrics.queueDelay.update(Math.max(0, startedAt - record.timestamp()), TimeUnit.MILLISECONDS);
-        AttemptContext context = new AttemptContext(attempt, worker, record.timestamp());
+        TokenCapture capture = new TokenCapture(producer, topics.tokenCapture(), request.runId(), attempt,
+                request.policy().policyName(), TokenCapture.participates(request), TopicLayout.DEFAULT_MAX_MESSAGE_BYTES - 4096);
+        AttemptContext context = new AttemptContext(attempt, worker, record.timestamp(), capture);
         AttemptOutputs outputs = new AttemptOutputs();
         TracePublisher trace = new TracePublisher(producer, topics.traces(), request.runId(), attempt, clock, outputs);
-        RolloutResult result = runner.run(request, context, trace, task);
+        RolloutResult ran = runner.run(request, context, trace, task);
         if (!task.beginPublishing()) {
             return false;
         }
+        // Capture entries go before the result: the result names them and carries their watermark.
+        RolloutResult result = new RolloutResult(ran.schemaVersion(), ran.runId(), ran.attempt(), ran.groupId(), ran.status(),
+                ran.error(), ran.aborted(), ran.trajectories(), ran.metrics(), ran.opsExecuted(), ran.timing(), ran.worker(),
+                ran.policyVersion(), capture.finish(), ran.extra());
         metrics.finished(result.status(), clock.millis() - startedAt);
         return publishResult(result, outputs);
     }

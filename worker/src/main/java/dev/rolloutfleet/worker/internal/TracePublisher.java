@@ -46,6 +46,11 @@ final class TracePublisher implements RolloutListener {
     }
 
     @Override
+    public void lmCall(ObjectNode payload) {
+        publish(TraceEvent.LM_CALL, payload);
+    }
+
+    @Override
     public void envStep(ObjectNode payload) {
         publish(TraceEvent.ENV_STEP, payload);
     }

@@ -22,7 +22,7 @@ public final class Policies {
     }
 
     public static Policies builtIn() {
-        return new Policies(List.of(new ScriptedPolicy.Factory()));
+        return new Policies(List.of(new ScriptedPolicy.Factory(), new OpenAiPolicy.Factory()));
     }
 
     public Optional<PolicyFactory> find(RolloutRequest.PolicySpec spec) {

@@ -7,5 +7,5 @@ public interface PolicyFactory {
 
     String name();
 
-    Policy create(RolloutRequest.PolicySpec spec, long seed) throws PolicyException;
+    Policy create(RolloutRequest.PolicySpec spec, PolicyContext context) throws PolicyException;
 }

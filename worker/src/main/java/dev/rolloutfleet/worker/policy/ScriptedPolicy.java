@@ -57,7 +57,8 @@ public final class ScriptedPolicy implements Policy {
         }
 
         @Override
-        public Policy create(RolloutRequest.PolicySpec spec, long seed) throws PolicyException {
+        public Policy create(RolloutRequest.PolicySpec spec, PolicyContext context) throws PolicyException {
+            long seed = context.seed();
             JsonNode config = spec.config() == null ? Json.object() : spec.config();
             double epsilon = config.path("epsilon").asDouble(0);
             long latency = config.path("latency_ms").asLong(0);

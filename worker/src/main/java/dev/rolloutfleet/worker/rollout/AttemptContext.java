@@ -1,6 +1,7 @@
 package dev.rolloutfleet.worker.rollout;
 
 import dev.rolloutfleet.common.wire.RolloutResult.WorkerInfo;
+import dev.rolloutfleet.worker.capture.TokenCapture;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -8,7 +9,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * One execution of a request: the attempt id minted for it, where the request came from, and
  * when it was enqueued (the record timestamp, for queue delay).
  */
-public record AttemptContext(String attempt, WorkerInfo worker, long enqueuedAtMs) {
+public record AttemptContext(String attempt, WorkerInfo worker, long enqueuedAtMs, TokenCapture capture) {
+
+    public AttemptContext(String attempt, WorkerInfo worker, long enqueuedAtMs) {
+        this(attempt, worker, enqueuedAtMs, TokenCapture.none(null));
+    }
 
     /**
      * A fresh attempt id: 12 hex digits (48 random bits), safe inside a {@code run_id/attempt/call_id}

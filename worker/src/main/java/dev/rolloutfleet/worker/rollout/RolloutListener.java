@@ -15,6 +15,9 @@ public interface RolloutListener {
 
     default void decisionStarted(ObjectNode payload) {}
 
+    /** One inference call: model, usage, latency, retries, finish reason. Never the API key. */
+    default void lmCall(ObjectNode payload) {}
+
     default void envStep(ObjectNode payload) {}
 
     default void rolloutFinished(ObjectNode payload) {}

@@ -22,6 +22,7 @@ import dev.rolloutfleet.worker.env.ToolCall;
 import dev.rolloutfleet.worker.policy.Decision;
 import dev.rolloutfleet.worker.policy.Policies;
 import dev.rolloutfleet.worker.policy.Policy;
+import dev.rolloutfleet.worker.policy.PolicyContext;
 import dev.rolloutfleet.worker.policy.PolicyException;
 import dev.rolloutfleet.worker.policy.PolicyFactory;
 import java.time.Clock;
@@ -129,7 +130,7 @@ public final class RolloutRunner {
                         "no policy named \"" + request.policy().policyName() + "\"; this worker has " + policies.names()));
             }
             try (Environment env = envFactory.create(request.env(), seed)) {
-                Policy policy = policyFactory.create(request.policy(), seed);
+                Policy policy = policyFactory.create(request.policy(), new PolicyContext(seed, env.tools(), context.capture()));
                 return loop(env, policy);
             } catch (EnvironmentException e) {
                 return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.ENV_STEP_FAILED, e.getMessage()));
@@ -177,6 +178,9 @@ public final class RolloutRunner {
                         pending = policy.decide(observation, decisionIndex);
                     } catch (PolicyException e) {
                         return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.POLICY_STEP_FAILED, e.getMessage()));
+                    }
+                    if (pending.meta() != null && pending.meta().has("model")) {
+                        listener.lmCall(pending.meta().deepCopy().put("decision_index", decisionIndex));
                     }
                     if (pending.toolCalls().isEmpty()) {
                         return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.NO_TOOL_CALLS,
@@ -307,6 +311,10 @@ public final class RolloutRunner {
 
         void decisionStarted(ObjectNode p) {
             guard(() -> delegate.decisionStarted(p));
+        }
+
+        void lmCall(ObjectNode p) {
+            guard(() -> delegate.lmCall(p));
         }
 
         void envStep(ObjectNode p) {
