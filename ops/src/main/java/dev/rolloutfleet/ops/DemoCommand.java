@@ -17,7 +17,9 @@ import dev.rolloutfleet.common.wire.SchemaVersion;
 import dev.rolloutfleet.worker.Worker;
 import dev.rolloutfleet.worker.WorkerConfig;
 import dev.rolloutfleet.worker.env.CorridorEnvironment;
+import dev.rolloutfleet.worker.policy.OpenAiPolicy;
 import dev.rolloutfleet.worker.policy.ScriptedPolicy;
+import dev.rolloutfleet.worker.sim.SimLlmServer;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +39,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code fleet demo}: the whole path on one machine. An embedded broker, one worker and one
- * collector in this process; N requests submitted; progress until every one is durable; a
+ * {@code fleet demo}: the whole path on one machine. An embedded broker, the simulated inference
+ * server, one worker and one collector in this process; N requests submitted (an LLM policy in
+ * the corridor, token capture on, so durable lines carry rebuilt token sequences); progress until every one is durable; a
  * summary, and as the last line a JSON object with the same numbers.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -67,7 +70,9 @@ final class DemoCommand implements Callable<Integer> {
         Path data = dataDir.toAbsolutePath().normalize();
         progress.println("starting an embedded Kafka broker ...");
         long started = System.nanoTime();
-        try (EmbeddedKafka broker = EmbeddedKafka.start()) {
+        try (EmbeddedKafka broker = EmbeddedKafka.start();
+                SimLlmServer sim = SimLlmServer.start("127.0.0.1", 0, "sim-1", new SimLlmServer.Latency(5, 0.05, 256),
+                        SimLlmServer.Faults.NONE)) {
             KafkaConnection kafka = KafkaConnection.of(broker.bootstrapServers());
             TopicNames topics = TopicNames.defaults();
             try (Admin admin = kafka.admin()) {
@@ -79,7 +84,7 @@ final class DemoCommand implements Callable<Integer> {
                     Collector collector = Collector.start(CollectorConfig.defaults(kafka, topics, "demo-collector", data),
                             registry, CollectorListener.NONE)) {
                 String batch = Long.toString(System.currentTimeMillis(), 36);
-                Set<String> runIds = submit(kafka, topics, batch);
+                Set<String> runIds = submit(kafka, topics, batch, sim.baseUrl());
                 progress.printf(Locale.ROOT, "submitted %d rollouts (batch %s) to %s; waiting until durable ...%n",
                         rollouts, batch, broker.bootstrapServers());
                 outcome = await(kafka, topics, runIds, worker, collector, progress);
@@ -89,12 +94,12 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private Set<String> submit(KafkaConnection kafka, TopicNames topics, String batch) throws Exception {
+    private Set<String> submit(KafkaConnection kafka, TopicNames topics, String batch, String inferenceUrl) throws Exception {
         Set<String> runIds = new HashSet<>();
         try (KafkaProducer<String, byte[]> producer = kafka.producer("fleet-demo-submit")) {
             List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
             for (int i = 0; i < rollouts; i++) {
-                RolloutRequest request = demoRequest("demo-" + batch + "-" + i, i);
+                RolloutRequest request = llmRequest("demo-" + batch + "-" + i, i, inferenceUrl);
                 runIds.add(request.runId());
                 sends.add(producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request))));
             }
@@ -103,6 +108,18 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         return runIds;
+    }
+
+    /** A corridor rollout whose policy is an LLM behind the simulated server, with token capture on. */
+    static RolloutRequest llmRequest(String runId, long seed, String inferenceUrl) {
+        ObjectNode envConfig = Json.object();
+        envConfig.putObject("env_params").put("max_steps_per_episode", 8);
+        ObjectNode policyConfig = Json.object().put("inference_url", inferenceUrl).put("model", "sim-1").put("temperature", 0.7);
+        policyConfig.putObject("token_id_capture").put("enabled", true).put("all_agents", true);
+        return new RolloutRequest(SchemaVersion.CURRENT, runId, null,
+                new RolloutRequest.EnvSpec(CorridorEnvironment.NAME, seed, envConfig),
+                new RolloutRequest.PolicySpec(OpenAiPolicy.NAME, policyConfig),
+                null, null, RolloutRequest.ON_DONE_TERMINATE, null, "rl", null, null, null, null);
     }
 
     static RolloutRequest demoRequest(String runId, long seed) {
@@ -115,7 +132,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** How many awaited runs became durable, by status. */
-    private record Outcome(int durable, Map<RolloutStatus, Integer> statuses) {}
+    private record Outcome(int durable, Map<RolloutStatus, Integer> statuses, int masked) {}
 
     private Outcome await(KafkaConnection kafka, TopicNames topics, Set<String> runIds, Worker worker, Collector collector,
             PrintStream progress) {
@@ -136,7 +153,7 @@ final class DemoCommand implements Callable<Integer> {
                     nextReport = System.nanoTime() + Duration.ofSeconds(1).toNanos();
                 }
             }
-            return new Outcome(follower.durableCount(), follower.statusCounts());
+            return new Outcome(follower.durableCount(), follower.statusCounts(), follower.maskedCount());
         }
     }
 
@@ -151,13 +168,15 @@ final class DemoCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "rollout-fleet demo%n");
         out.printf(Locale.ROOT, "  submitted   %d%n", rollouts);
         out.printf(Locale.ROOT, "  durable     %d  (ok %d, not ok %d)%n", durable, ok, failed);
+        out.printf(Locale.ROOT, "  trainable   %d token sequences rebuilt from captured token ids, %d masked%n",
+                durable - outcome.masked(), outcome.masked());
         out.printf(Locale.ROOT, "  elapsed     %.1f s%n", seconds);
         out.printf(Locale.ROOT, "  records in  %s  (%d segment files)%n", data, segments.size());
         if (durable < rollouts) {
             out.printf(Locale.ROOT, "  NOT DURABLE %d rollouts did not become durable within %s%n", rollouts - durable, timeout);
         }
         ObjectNode summary = Json.object().put("submitted", rollouts).put("durable", durable).put("failed", failed)
-                .put("ok", ok).put("data_dir", data.toString()).put("seconds", Math.round(seconds * 10) / 10.0);
+                .put("ok", ok).put("masked", outcome.masked()).put("data_dir", data.toString()).put("seconds", Math.round(seconds * 10) / 10.0);
         out.println(Json.encodeToString(summary));
         return durable == rollouts ? 0 : 1;
     }

@@ -53,6 +53,10 @@ final class DurableFollower implements AutoCloseable {
         return durable.size();
     }
 
+    int maskedCount() {
+        return (int) durable.values().stream().filter(DurablePointer::masked).count();
+    }
+
     Map<RolloutStatus, Integer> statusCounts() {
         Map<RolloutStatus, Integer> counts = new EnumMap<>(RolloutStatus.class);
         durable.values().forEach(p -> counts.merge(p.status() == null ? RolloutStatus.FAILED : p.status(), 1, Integer::sum));
