@@ -23,7 +23,7 @@ public final class Environments {
 
     /** The environments that ship with the worker. */
     public static Environments builtIn() {
-        return new Environments(List.of(new CorridorEnvironment.Factory()));
+        return new Environments(List.of(new CorridorEnvironment.Factory(), new HttpEnvironment.Factory()));
     }
 
     public Optional<EnvironmentFactory> find(RolloutRequest.EnvSpec spec) {

@@ -130,6 +130,12 @@ public final class RolloutRunner {
                         "no policy named \"" + request.policy().policyName() + "\"; this worker has " + policies.names()));
             }
             try (Environment env = envFactory.create(request.env(), seed)) {
+                try {
+                    observation = env.reset();
+                } catch (EnvironmentException e) {
+                    return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.ENV_STEP_FAILED, "reset failed: " + e.getMessage()));
+                }
+                // After the reset: a remote environment names its tools when it is created.
                 Policy policy = policyFactory.create(request.policy(), new PolicyContext(seed, env.tools(), context.capture()));
                 return loop(env, policy);
             } catch (EnvironmentException e) {
@@ -148,11 +154,6 @@ public final class RolloutRunner {
         }
 
         private RolloutResult loop(Environment env, Policy policy) throws InterruptedException {
-            try {
-                observation = env.reset();
-            } catch (EnvironmentException e) {
-                return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.ENV_STEP_FAILED, "reset failed: " + e.getMessage()));
-            }
             int maxOps = request.safety() != null && request.safety().maxOps() != null
                     ? request.safety().maxOps() : RolloutRequest.SafetySpec.DEFAULT_MAX_OPS;
             double maxTimeS = maxTimeS();
