@@ -96,6 +96,9 @@ public final class RolloutRunner {
         private double episodeReturn;
         private boolean episodeHasSteps;
         private int opsExecuted;
+        /** When the last agent decision came back, for the previous step's decision_ms; 0 before any. */
+        private long lastDecisionAtNanos;
+        private long lastEnvStepEndNanos;
 
         Run(RolloutRequest request, AttemptContext context, SafeListener listener, RolloutControl control) {
             this.request = request;
@@ -174,9 +177,11 @@ public final class RolloutRunner {
                             "safety.max_time_s of " + maxTimeS + " s passed after " + opsExecuted + " ops"));
                 }
                 if ("agent".equals(ops.get(opIndex))) {
+                    backfillDecisionTiming(System.nanoTime());
                     listener.decisionStarted(Json.object().put("decision_index", decisionIndex).put("op_index", opIndex));
                     try {
                         pending = policy.decide(observation, decisionIndex);
+                        lastDecisionAtNanos = System.nanoTime();
                     } catch (PolicyException e) {
                         return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.POLICY_STEP_FAILED, e.getMessage()));
                     }
@@ -201,7 +206,8 @@ public final class RolloutRunner {
                     } catch (EnvironmentException e) {
                         return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.ENV_STEP_FAILED, e.getMessage()));
                     }
-                    double envStepMs = (System.nanoTime() - stepStart) / 1e6;
+                    lastEnvStepEndNanos = System.nanoTime();
+                    double envStepMs = (lastEnvStepEndNanos - stepStart) / 1e6;
                     record(pending, outcome, envStepMs, opIndex);
                     pending = null;
                     opsExecuted++;
@@ -224,6 +230,24 @@ public final class RolloutRunner {
                         "no environment step ran (" + ops.size() + " ops, max_ops " + maxOps + ")"));
             }
             return finish(RolloutStatus.OK, null);
+        }
+
+        /**
+         * The seed's back-filling: a step's {@code decision_ms} (from its decision coming back to the
+         * next decision starting) and {@code overhead_ms} (that minus its env step) are only known
+         * when the next decision starts, or the rollout ends.
+         */
+        private void backfillDecisionTiming(long nowNanos) {
+            if (steps.isEmpty() || lastDecisionAtNanos == 0) {
+                return;
+            }
+            ObjectNode timing = (ObjectNode) steps.get(steps.size() - 1).info().path("meta").path("timing");
+            if (timing.isMissingNode() || timing.has("decision_ms")) {
+                return;
+            }
+            double decisionMs = Math.max(0, (nowNanos - lastDecisionAtNanos) / 1e6);
+            timing.put("decision_ms", decisionMs);
+            timing.put("overhead_ms", Math.max(0, decisionMs - timing.path("env_step_ms").asDouble(0)));
         }
 
         private double maxTimeS() {
@@ -270,6 +294,7 @@ public final class RolloutRunner {
         }
 
         private RolloutResult finish(RolloutStatus status, RolloutError error) {
+            backfillDecisionTiming(lastEnvStepEndNanos > 0 ? lastEnvStepEndNanos : System.nanoTime());
             if (episodeHasSteps) {
                 endEpisode();
             }
