@@ -36,13 +36,17 @@ public record RolloutResult(
     /** Why a rollout did not end {@code ok}: a stable code and a message for people. */
     public record RolloutError(String code, String message) {}
 
-    /** One episode-spanning trajectory of one environment and one policy. */
+    /**
+     * One episode-spanning trajectory of one environment and one policy. {@code decision_samples}
+     * (one per decision) is present when step rewards are active.
+     */
     public record Trajectory(
             String envId,
             String policyId,
             List<Step> steps,
             @JsonProperty("final") ObjectNode finalObservation,
-            Integer length) {}
+            Integer length,
+            List<JsonNode> decisionSamples) {}
 
     /** One environment step: what the agent saw, what it did, and what it got. */
     public record Step(

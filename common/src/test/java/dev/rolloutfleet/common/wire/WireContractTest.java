@@ -43,7 +43,8 @@ class WireContractTest {
         info.putObject("meta").putObject("timing").put("inference_ms", 1.5).put("env_step_ms", 0.2);
         Step step = new Step(obs, List.of(Json.object().put("tool", "move").put("args", "right")), 1.0, true, false, info);
         return new RolloutResult(1, "run-1", "a-1f2e", "group-a", RolloutStatus.OK, new RolloutError("none", "fine"), false,
-                List.of(new Trajectory("env-7", "openai", List.of(step), Json.object().put("position", 4), 1)),
+                List.of(new Trajectory("env-7", "openai", List.of(step), Json.object().put("position", 4), 1,
+                        List.of(Json.object().put("decision_index", 1).put("r_i", 1.0)))),
                 new RolloutMetrics(List.of(1.0), 1.0, 1, 1, Json.object()),
                 2, Json.object().put("total_ms", 12), new WorkerInfo("worker-1", 3, 1234L), "v12",
                 new CaptureInfo("main", true, List.of("c1", "c2"), false, List.of(), new Watermark(3, 99)), null);

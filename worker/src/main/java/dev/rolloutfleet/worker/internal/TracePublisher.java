@@ -56,6 +56,11 @@ final class TracePublisher implements RolloutListener {
     }
 
     @Override
+    public void decisionReward(ObjectNode payload) {
+        publish(TraceEvent.DECISION_REWARD, payload);
+    }
+
+    @Override
     public void rolloutFinished(ObjectNode payload) {
         publish(TraceEvent.ROLLOUT_FINISHED, payload);
     }

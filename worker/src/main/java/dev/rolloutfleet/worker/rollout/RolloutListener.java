@@ -20,5 +20,8 @@ public interface RolloutListener {
 
     default void envStep(ObjectNode payload) {}
 
+    /** The step reward of a decision, when step rewards are active. */
+    default void decisionReward(ObjectNode payload) {}
+
     default void rolloutFinished(ObjectNode payload) {}
 }

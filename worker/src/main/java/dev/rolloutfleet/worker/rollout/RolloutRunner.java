@@ -25,6 +25,8 @@ import dev.rolloutfleet.worker.policy.Policy;
 import dev.rolloutfleet.worker.policy.PolicyContext;
 import dev.rolloutfleet.worker.policy.PolicyException;
 import dev.rolloutfleet.worker.policy.PolicyFactory;
+import dev.rolloutfleet.worker.reward.StepRewardConfig;
+import dev.rolloutfleet.worker.reward.StepRewards;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,6 +91,8 @@ public final class RolloutRunner {
         private final AttemptContext context;
         private final SafeListener listener;
         private final RolloutControl control;
+        private final StepRewardConfig rewardConfig;
+        private final StepRewards stepRewards;
         private final List<Step> steps = new ArrayList<>();
         private final List<Double> episodeReturns = new ArrayList<>();
         private final long startedAtMs;
@@ -105,6 +109,8 @@ public final class RolloutRunner {
             this.context = context;
             this.listener = listener;
             this.control = control;
+            this.rewardConfig = StepRewardConfig.of(request);
+            this.stepRewards = rewardConfig.active() ? new StepRewards(rewardConfig) : null;
             this.startedAtMs = clock.millis();
         }
 
@@ -137,6 +143,9 @@ public final class RolloutRunner {
                     observation = env.reset();
                 } catch (EnvironmentException e) {
                     return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.ENV_STEP_FAILED, "reset failed: " + e.getMessage()));
+                }
+                if (stepRewards != null) {
+                    stepRewards.start(observation);
                 }
                 // After the reset: a remote environment names its tools when it is created.
                 Policy policy = policyFactory.create(request.policy(), new PolicyContext(seed, env.tools(), context.capture()));
@@ -208,7 +217,7 @@ public final class RolloutRunner {
                     }
                     lastEnvStepEndNanos = System.nanoTime();
                     double envStepMs = (lastEnvStepEndNanos - stepStart) / 1e6;
-                    record(pending, outcome, envStepMs, opIndex);
+                    record(pending, outcome, envStepMs, opIndex, decisionIndex);
                     pending = null;
                     opsExecuted++;
                     if (outcome.done()) {
@@ -221,6 +230,9 @@ public final class RolloutRunner {
                         } catch (EnvironmentException e) {
                             return finish(RolloutStatus.FAILED, new RolloutError(FailureCode.ENV_STEP_FAILED,
                                     "reset after episode end failed: " + e.getMessage()));
+                        }
+                        if (stepRewards != null) {
+                            stepRewards.reset(observation);
                         }
                     }
                 }
@@ -250,6 +262,14 @@ public final class RolloutRunner {
             timing.put("overhead_ms", Math.max(0, decisionMs - timing.path("env_step_ms").asDouble(0)));
         }
 
+        private ObjectNode details() {
+            ObjectNode details = Json.object();
+            if (stepRewards != null) {
+                details.set("stepwise", stepRewards.summary());
+            }
+            return details;
+        }
+
         private double maxTimeS() {
             return request.safety() != null && request.safety().maxTimeS() != null
                     ? request.safety().maxTimeS() : RolloutRequest.SafetySpec.DEFAULT_MAX_TIME_S;
@@ -266,7 +286,7 @@ public final class RolloutRunner {
             };
         }
 
-        private void record(Decision decision, EnvStep outcome, double envStepMs, int opIndex) {
+        private void record(Decision decision, EnvStep outcome, double envStepMs, int opIndex, int decisionIndex) {
             ArrayNode toolCalls = Json.mapper().createArrayNode();
             decision.toolCalls().stream().map(ToolCall::toJson).forEach(toolCalls::add);
             ObjectNode info = outcome.info() == null ? Json.object() : outcome.info().deepCopy();
@@ -276,6 +296,12 @@ public final class RolloutRunner {
             timing.put("inference_ms", inferenceMs == null ? 0.0 : inferenceMs.asDouble());
             timing.put("env_step_ms", envStepMs);
             info.set("meta", meta);
+            if (stepRewards != null) {
+                StepRewards.Outcome earned = stepRewards.step(decisionIndex, toolCalls.deepCopy(), outcome.observation());
+                info.set("stepwise", earned.stepwise());
+                meta.set("decision_rewards", earned.decisionRewards());
+                listener.decisionReward(earned.decisionRewards().deepCopy().put("reward", earned.reward()));
+            }
             List<JsonNode> calls = new ArrayList<>();
             toolCalls.forEach(calls::add);
             steps.add(new Step(observation, calls, outcome.reward(), outcome.done(), outcome.truncated(), info));
@@ -307,7 +333,7 @@ public final class RolloutRunner {
             boolean recordTrajectories = request.record() == null || request.record().recordsTrajectories();
             List<Trajectory> trajectories = recordTrajectories
                     ? List.of(new Trajectory(request.env().envName(), request.policy().policyName(), List.copyOf(steps),
-                            finalObs, steps.size()))
+                            finalObs, steps.size(), stepRewards == null ? null : List.copyOf(stepRewards.decisionSamples())))
                     : List.of();
             ObjectNode timing = Json.object()
                     .put("enqueued_at_ms", context.enqueuedAtMs())
@@ -317,7 +343,7 @@ public final class RolloutRunner {
                     .put("duration_ms", finishedAtMs - startedAtMs);
             RolloutResult result = new RolloutResult(SchemaVersion.CURRENT, request.runId(), context.attempt(),
                     request.groupId(), status, error, status == RolloutStatus.ABORTED, trajectories,
-                    new RolloutMetrics(List.copyOf(episodeReturns), mean, steps.size(), episodeReturns.size(), Json.object()),
+                    new RolloutMetrics(List.copyOf(episodeReturns), mean, steps.size(), episodeReturns.size(), details()),
                     opsExecuted, timing, context.worker(), request.policyVersion(), null, null);
             ObjectNode payload = Json.object().put("status", status.name().toLowerCase(java.util.Locale.ROOT))
                     .put("ops_executed", opsExecuted).put("num_steps", steps.size()).put("mean_return", mean);
@@ -341,6 +367,10 @@ public final class RolloutRunner {
 
         void lmCall(ObjectNode p) {
             guard(() -> delegate.lmCall(p));
+        }
+
+        void decisionReward(ObjectNode p) {
+            guard(() -> delegate.decisionReward(p));
         }
 
         void envStep(ObjectNode p) {
