@@ -82,6 +82,71 @@ class RolloutRunnerTest {
         assertThat(result.metrics().numSteps()).isEqualTo(2);
     }
 
+    /** Unlocks achievement "step_N" at step N, so every decision earns a step reward. */
+    static final class Achiever implements dev.rolloutfleet.worker.env.EnvironmentFactory {
+        @Override
+        public String name() {
+            return "achiever";
+        }
+
+        @Override
+        public dev.rolloutfleet.worker.env.Environment create(RolloutRequest.EnvSpec spec, long seed) {
+            int[] step = {0};
+            return new dev.rolloutfleet.worker.env.Environment() {
+                @Override
+                public ObjectNode reset() {
+                    step[0] = 0;
+                    return observation();
+                }
+
+                @Override
+                public dev.rolloutfleet.worker.env.EnvStep step(List<dev.rolloutfleet.worker.env.ToolCall> calls) {
+                    step[0]++;
+                    return new dev.rolloutfleet.worker.env.EnvStep(observation(), 0.0, false, false, Json.object());
+                }
+
+                private ObjectNode observation() {
+                    ObjectNode o = Json.object();
+                    ObjectNode status = o.putObject("achievements_status");
+                    for (int i = 1; i <= 3; i++) {
+                        status.put("step_" + i, step[0] >= i);
+                    }
+                    return o;
+                }
+            };
+        }
+    }
+
+    @Test
+    void stepRewardsLandInEachStepTheTraceAndTheMetrics() {
+        ObjectNode envConfig = Json.object();
+        envConfig.putObject("env_params").put("max_steps_per_episode", 3);
+        ObjectNode policyConfig = Json.object();
+        policyConfig.putObject("step_rewards").put("enabled", true).put("mode", "decision_stepwise").put("indicator_lambda", 0.5);
+        RolloutRequest request = new RolloutRequest(SchemaVersion.CURRENT, "achieve", null,
+                new RolloutRequest.EnvSpec("achiever", 1L, envConfig), new RolloutRequest.PolicySpec("scripted", policyConfig),
+                null, null, null, null, null, null, null, null, null);
+        RolloutRunner withAchiever = new RolloutRunner(
+                new Environments(List.of(new Achiever())), Policies.builtIn(), Clock.systemUTC());
+        List<JsonNode> rewardEvents = new java.util.ArrayList<>();
+        RolloutResult result = withAchiever.run(request, new AttemptContext("a1", null, 0), new RolloutListener() {
+            @Override
+            public void decisionReward(ObjectNode payload) {
+                rewardEvents.add(payload);
+            }
+        });
+        assertThat(result.trajectories().get(0).steps()).hasSize(3).allSatisfy(step -> {
+            assertThat(step.info().at("/stepwise/reward").asDouble()).isEqualTo(0.5);
+            assertThat(step.info().at("/meta/decision_rewards/ach_delta").asInt()).isEqualTo(1);
+        });
+        assertThat(result.trajectories().get(0).decisionSamples()).hasSize(3);
+        assertThat(rewardEvents).extracting(e -> e.get("turn").asInt()).containsExactly(1, 2, 3);
+        JsonNode stepwise = result.metrics().details().get("stepwise");
+        assertThat(stepwise.get("reward_sum").asDouble()).isEqualTo(1.5);
+        assertThat(stepwise.get("indicator_sum").asDouble()).isEqualTo(3.0);
+        assertThat(stepwise.get("final_achievements").toString()).isEqualTo("[\"step_1\",\"step_2\",\"step_3\"]");
+    }
+
     @Test
     void eachFailureEndsTheRolloutWithItsCode() {
         assertThat(run(corridor("env-first", 0L, 5, List.of("env", "agent"), "reset", 0)).error().code())
