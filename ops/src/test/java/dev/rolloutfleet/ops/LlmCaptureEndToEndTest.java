@@ -87,6 +87,32 @@ class LlmCaptureEndToEndTest {
     }
 
     @Test
+    void everyCaptureEntryLandsOnThePartitionNumberOfItsResultFor200RunIds(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(5);
+        try (SimLlmServer sim = SimLlmServer.start("127.0.0.1", 0, "sim-1", SimLlmServer.Latency.ZERO,
+                SimLlmServer.Faults.NONE);
+                Worker ignored = Worker.start(EndToEndTest.workerConfig(kafka, topics), new MetricRegistry());
+                KafkaProducer<String, byte[]> producer = kafka.connection().producer("submit")) {
+            for (int i = 0; i < 200; i++) {
+                RolloutRequest request = llmRequest(KafkaCluster.uniqueName("p"), sim.baseUrl(), 1);
+                producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request)));
+            }
+            producer.flush();
+            Map<String, Integer> resultPartitions = new java.util.HashMap<>();
+            await().atMost(Duration.ofSeconds(120)).until(() -> {
+                TopicRecords.scan(kafka, topics.results())
+                        .forEach(r -> resultPartitions.put(r.key(), r.partition()));
+                return resultPartitions.size() == 200;
+            });
+            var entries = TopicRecords.scan(kafka, topics.tokenCapture());
+            assertThat(entries).hasSizeGreaterThanOrEqualTo(200);
+            assertThat(entries).allSatisfy(e -> assertThat(e.partition())
+                    .as("partition of %s", e.key()).isEqualTo(resultPartitions.get(e.key().substring(0, e.key().indexOf('/')))));
+            assertThat(new java.util.HashSet<>(resultPartitions.values())).hasSize(5);
+        }
+    }
+
+    @Test
     void retriesRideOutRateLimitsAndServerErrors(KafkaCluster kafka) throws Exception {
         Map<String, JsonNode> lines = run(kafka, new SimLlmServer.Faults(0.2, 0.2, 0, 0), 3);
         assertThat(lines.values()).allSatisfy(line -> {

@@ -23,7 +23,8 @@ public final class Environments {
 
     /** The environments that ship with the worker. */
     public static Environments builtIn() {
-        return new Environments(List.of(new CorridorEnvironment.Factory(), new HttpEnvironment.Factory()));
+        return new Environments(List.of(new CorridorEnvironment.Factory(), new MathEnvironment.Factory(),
+                new HttpEnvironment.Factory()));
     }
 
     public Optional<EnvironmentFactory> find(RolloutRequest.EnvSpec spec) {

@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A built-in policy with no model behind it: walks toward {@code goal} when the observation has
- * one, and with probability {@code epsilon} (config, default 0) moves at random instead, drawn
+ * A built-in policy with no model behind it: answers a {@code math} problem, or walks toward
+ * {@code goal} in the corridor; with probability {@code epsilon} (config, default 0) it answers
+ * wrong or moves at random instead, drawn
  * from the rollout's seed. {@code latency_ms} (config, default 0) makes each decision wait that
  * long, standing in for inference time; {@code latency_jitter_ms} adds a seeded random 0..jitter.
  */
@@ -36,6 +37,10 @@ public final class ScriptedPolicy implements Policy {
         if (wait > 0) {
             Thread.sleep(wait);
         }
+        if (observation.has("op") && observation.has("a") && observation.has("b")) {
+            return new Decision(List.of(new ToolCall("answer", Json.object().put("value", solve(observation)))),
+                    Json.object().put("policy", NAME).put("inference_ms", wait));
+        }
         String direction;
         if (epsilon > 0 && random.nextDouble() < epsilon) {
             direction = random.nextBoolean() ? "right" : "left";
@@ -47,6 +52,18 @@ public final class ScriptedPolicy implements Policy {
         ObjectNode args = Json.object().put("direction", direction);
         return new Decision(List.of(new ToolCall("move", args)),
                 Json.object().put("policy", NAME).put("inference_ms", wait));
+    }
+
+    /** Answers a math problem, wrongly (off by one) with probability {@code epsilon}. */
+    private long solve(ObjectNode problem) {
+        long a = problem.get("a").asLong();
+        long b = problem.get("b").asLong();
+        long answer = switch (problem.get("op").asText()) {
+            case "+" -> a + b;
+            case "-" -> a - b;
+            default -> a * b;
+        };
+        return epsilon > 0 && random.nextDouble() < epsilon ? answer + 1 : answer;
     }
 
     /** Makes scripted policies from {@code policy.config}. */

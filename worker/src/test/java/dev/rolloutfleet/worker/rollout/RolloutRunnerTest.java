@@ -148,6 +148,21 @@ class RolloutRunnerTest {
     }
 
     @Test
+    void aMathProblemIsOneVerifiedTurnWithRewardOneOrZero() {
+        for (double epsilon : new double[] {0.0, 1.0}) {
+            RolloutRequest request = new RolloutRequest(SchemaVersion.CURRENT, "math-" + epsilon, null,
+                    new RolloutRequest.EnvSpec("math", 42L, null),
+                    new RolloutRequest.PolicySpec("scripted", Json.object().put("epsilon", epsilon)),
+                    null, null, RolloutRequest.ON_DONE_TERMINATE, null, null, null, null, null, null);
+            RolloutResult result = run(request);
+            assertThat(result.status()).isEqualTo(RolloutStatus.OK);
+            assertThat(result.metrics().numSteps()).isEqualTo(1);
+            assertThat(result.metrics().episodeReturns()).containsExactly(epsilon == 0.0 ? 1.0 : 0.0);
+            assertThat(result.trajectories().get(0).steps().get(0).obs().get("text").asText()).startsWith("What is ");
+        }
+    }
+
+    @Test
     void eachFailureEndsTheRolloutWithItsCode() {
         assertThat(run(corridor("env-first", 0L, 5, List.of("env", "agent"), "reset", 0)).error().code())
                 .isEqualTo("no_tool_calls");
