@@ -23,7 +23,7 @@ public final class Environments {
 
     /** The environments that ship with the worker. */
     public static Environments builtIn() {
-        return new Environments(List.of(new CorridorEnvironment.Factory(), new MathEnvironment.Factory(),
+        return new Environments(List.of(new CorridorEnvironment.Factory(), new MathEnvironment.Factory(), new CrafterLite.Factory(),
                 new HttpEnvironment.Factory()));
     }
 

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A built-in policy with no model behind it: answers a {@code math} problem, or walks toward
- * {@code goal} in the corridor; with probability {@code epsilon} (config, default 0) it answers
- * wrong or moves at random instead, drawn
+ * A built-in policy with no model behind it: answers a {@code math} problem, walks toward
+ * {@code goal} in the corridor, and in any other environment calls its first tool with valid
+ * random arguments; with probability {@code epsilon} (config, default 0) it answers wrong or moves
+ * at random instead, drawn
  * from the rollout's seed. {@code latency_ms} (config, default 0) makes each decision wait that
  * long, standing in for inference time; {@code latency_jitter_ms} adds a seeded random 0..jitter.
  */
@@ -23,8 +24,10 @@ public final class ScriptedPolicy implements Policy {
     private final long latencyMs;
     private final long jitterMs;
     private final SplittableRandom random;
+    private final List<ObjectNode> tools;
 
-    ScriptedPolicy(double epsilon, long latencyMs, long jitterMs, long seed) {
+    ScriptedPolicy(double epsilon, long latencyMs, long jitterMs, long seed, List<ObjectNode> tools) {
+        this.tools = tools;
         this.epsilon = epsilon;
         this.latencyMs = latencyMs;
         this.jitterMs = jitterMs;
@@ -40,6 +43,15 @@ public final class ScriptedPolicy implements Policy {
         if (observation.has("op") && observation.has("a") && observation.has("b")) {
             return new Decision(List.of(new ToolCall("answer", Json.object().put("value", solve(observation)))),
                     Json.object().put("policy", NAME).put("inference_ms", wait));
+        }
+        boolean corridor = tools.isEmpty()
+                || tools.stream().anyMatch(t -> "move".equals(t.path("function").path("name").asText()));
+        if (!corridor) {
+            // Any other environment: valid random arguments for its first tool.
+            JsonNode function = tools.get(0).path("function");
+            JsonNode args = SchemaSampler.sample(function.path("parameters"), random);
+            return new Decision(List.of(new ToolCall(function.path("name").asText(),
+                    args.isObject() ? (ObjectNode) args : Json.object())), Json.object().put("policy", NAME).put("inference_ms", wait));
         }
         String direction;
         if (epsilon > 0 && random.nextDouble() < epsilon) {
@@ -86,7 +98,7 @@ public final class ScriptedPolicy implements Policy {
             if (latency < 0 || jitter < 0) {
                 throw new PolicyException("policy.config.latency_ms and latency_jitter_ms must not be negative");
             }
-            return new ScriptedPolicy(epsilon, latency, jitter, seed);
+            return new ScriptedPolicy(epsilon, latency, jitter, seed, context.tools());
         }
     }
 }

@@ -6,15 +6,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.rolloutfleet.common.wire.Json;
+import dev.rolloutfleet.worker.policy.SchemaSampler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -134,7 +133,7 @@ public final class SimLlmServer implements AutoCloseable {
         } else {
             JsonNode tool = tools.get(random.nextInt(tools.size())).path("function");
             String name = tool.path("name").asText();
-            String arguments = Json.encodeToString(ArgumentsGenerator.generate(tool.path("parameters"), random));
+            String arguments = Json.encodeToString(SchemaSampler.sample(tool.path("parameters"), random));
             String callId = "call_" + Long.toHexString(random.nextLong() & Long.MAX_VALUE);
             message.putNull("content");
             message.putArray("tool_calls").add(Json.object().put("id", callId).put("type", "function")
@@ -196,42 +195,5 @@ public final class SimLlmServer implements AutoCloseable {
     public void close() {
         server.stop(0);
         executor.close();
-    }
-
-    /** Fills a JSON schema with valid values drawn from the random source. */
-    static final class ArgumentsGenerator {
-        private ArgumentsGenerator() {}
-
-        static JsonNode generate(JsonNode schema, SplittableRandom random) {
-            JsonNode enumValues = schema.get("enum");
-            if (enumValues != null && enumValues.isArray() && !enumValues.isEmpty()) {
-                return enumValues.get(random.nextInt(enumValues.size()));
-            }
-            return switch (schema.path("type").asText("object")) {
-                case "object" -> {
-                    ObjectNode object = Json.object();
-                    Iterator<Map.Entry<String, JsonNode>> properties = schema.path("properties").fields();
-                    while (properties.hasNext()) {
-                        Map.Entry<String, JsonNode> property = properties.next();
-                        object.set(property.getKey(), generate(property.getValue(), random));
-                    }
-                    yield object;
-                }
-                case "array" -> {
-                    ArrayNode array = Json.mapper().createArrayNode();
-                    int min = schema.path("minItems").asInt(1);
-                    int max = Math.max(min, Math.min(schema.path("maxItems").asInt(3), 3));
-                    int n = min + random.nextInt(max - min + 1);
-                    for (int i = 0; i < n; i++) {
-                        array.add(generate(schema.path("items"), random));
-                    }
-                    yield array;
-                }
-                case "integer" -> Json.mapper().getNodeFactory().numberNode(random.nextInt(10));
-                case "number" -> Json.mapper().getNodeFactory().numberNode(random.nextInt(100) / 10.0);
-                case "boolean" -> Json.mapper().getNodeFactory().booleanNode(random.nextBoolean());
-                default -> Json.mapper().getNodeFactory().textNode("x");
-            };
-        }
     }
 }
