@@ -17,6 +17,7 @@ import dev.rolloutfleet.common.wire.SchemaVersion;
 import dev.rolloutfleet.worker.Worker;
 import dev.rolloutfleet.worker.WorkerConfig;
 import dev.rolloutfleet.worker.env.CorridorEnvironment;
+import dev.rolloutfleet.worker.env.CrafterLite;
 import dev.rolloutfleet.worker.policy.OpenAiPolicy;
 import dev.rolloutfleet.worker.policy.ScriptedPolicy;
 import dev.rolloutfleet.worker.sim.SimLlmServer;
@@ -41,8 +42,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code fleet demo}: the whole path on one machine. An embedded broker, the simulated inference
  * server, one worker and one collector in this process; N requests submitted (an LLM policy in
- * the corridor, token capture on, so durable lines carry rebuilt token sequences); progress until every one is durable; a
- * summary, and as the last line a JSON object with the same numbers.
+ * crafter-lite, token capture and step rewards on, so durable lines carry rebuilt token
+ * sequences); progress until every one is durable; a summary, and as the last line a JSON object
+ * with the same numbers.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Run the fleet end to end on an embedded broker: submit rollouts, wait until all are durable.")
@@ -110,14 +112,19 @@ final class DemoCommand implements Callable<Integer> {
         return runIds;
     }
 
-    /** A corridor rollout whose policy is an LLM behind the simulated server, with token capture on. */
+    /**
+     * A crafter-lite rollout whose policy is an LLM behind the simulated server, with token capture
+     * and per-achievement step rewards on.
+     */
     static RolloutRequest llmRequest(String runId, long seed, String inferenceUrl) {
         ObjectNode envConfig = Json.object();
         envConfig.putObject("env_params").put("max_steps_per_episode", 8);
         ObjectNode policyConfig = Json.object().put("inference_url", inferenceUrl).put("model", "sim-1").put("temperature", 0.7);
         policyConfig.putObject("token_id_capture").put("enabled", true).put("all_agents", true);
+        policyConfig.putObject("step_rewards").put("enabled", true).put("mode", "decision_stepwise")
+                .put("strategy", "per_achievement");
         return new RolloutRequest(SchemaVersion.CURRENT, runId, null,
-                new RolloutRequest.EnvSpec(CorridorEnvironment.NAME, seed, envConfig),
+                new RolloutRequest.EnvSpec(CrafterLite.NAME, seed, envConfig),
                 new RolloutRequest.PolicySpec(OpenAiPolicy.NAME, policyConfig),
                 null, null, RolloutRequest.ON_DONE_TERMINATE, null, "rl", null, null, null, null);
     }
