@@ -308,9 +308,33 @@ public final class RolloutRunner {
             episodeReturn += outcome.reward();
             episodeHasSteps = true;
             observation = outcome.observation();
-            listener.envStep(Json.object().put("op_index", opIndex).put("step", steps.size() - 1)
-                    .put("reward", outcome.reward()).put("done", outcome.done()).put("env_step_ms", envStepMs)
-                    .set("tool_calls", toolCalls));
+            ObjectNode event = Json.object().put("op_index", opIndex).put("step", steps.size() - 1)
+                    .put("reward", outcome.reward()).put("done", outcome.done()).put("truncated", outcome.truncated())
+                    .put("env_step_ms", envStepMs);
+            event.set("tool_calls", toolCalls);
+            event.set("timing", timing.deepCopy());
+            event.set("observation", summarize(outcome.observation()));
+            listener.envStep(event);
+        }
+
+        /** A bounded summary of an observation for trace events: scalars kept, long text cut. */
+        private static ObjectNode summarize(ObjectNode observation) {
+            ObjectNode summary = Json.object();
+            if (observation == null) {
+                return summary;
+            }
+            observation.fields().forEachRemaining(e -> {
+                JsonNode v = e.getValue();
+                if (v.isTextual()) {
+                    String text = v.asText();
+                    summary.put(e.getKey(), text.length() > 500 ? text.substring(0, 500) + "..." : text);
+                } else if (v.isValueNode()) {
+                    summary.set(e.getKey(), v);
+                } else if (v.size() <= 32) {
+                    summary.set(e.getKey(), v.deepCopy());
+                }
+            });
+            return summary;
         }
 
         private void endEpisode() {
