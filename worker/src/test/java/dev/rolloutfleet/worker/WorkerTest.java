@@ -70,6 +70,23 @@ class WorkerTest {
     }
 
     @Test
+    void recordReturnTracePutsTheAttemptsTraceEventsInTheResult(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(1);
+        try (Worker ignored = Worker.start(config(kafka, topics), new MetricRegistry())) {
+            String request = corridorRequest("traced", 4).replace("\"on_done\":\"terminate\"",
+                    "\"on_done\":\"terminate\",\"record\":{\"return_trace\":true,\"trace_format\":\"structured\"}");
+            send(kafka, topics.requests(), "traced", request.getBytes(StandardCharsets.UTF_8));
+            RolloutResult result = Json.decode(TopicReader.readUntil(kafka.connection(), topics.results(),
+                    r -> r.size() == 1, Duration.ofSeconds(60)).get(0).value(), RolloutResult.class);
+            com.fasterxml.jackson.databind.JsonNode trace = result.extra().get("trace");
+            assertThat(trace.get("format").asText()).isEqualTo("structured");
+            assertThat(trace.get("events").get(0).get("type").asText()).isEqualTo(TraceEvent.ROLLOUT_STARTED);
+            assertThat(trace.get("events").get(trace.get("events").size() - 1).get("type").asText())
+                    .isEqualTo(TraceEvent.ROLLOUT_FINISHED);
+        }
+    }
+
+    @Test
     void theClassicGroupProtocolWithStaticMembershipRunsRequestsToo(KafkaCluster kafka) throws Exception {
         TopicNames topics = kafka.freshTopics(2);
         WorkerConfig config = WorkerConfig.builder(kafka.connection(), topics, "w-classic")

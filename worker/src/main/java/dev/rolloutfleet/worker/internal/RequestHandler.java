@@ -115,7 +115,9 @@ final class RequestHandler {
                 request.policy().policyName(), TokenCapture.participates(request), TopicLayout.DEFAULT_MAX_MESSAGE_BYTES - 4096);
         AttemptContext context = new AttemptContext(attempt, worker, record.timestamp(), capture);
         AttemptOutputs outputs = new AttemptOutputs();
-        TracePublisher trace = new TracePublisher(producer, topics.traces(), request.runId(), attempt, clock, outputs);
+        boolean returnTrace = request.record() != null && Boolean.TRUE.equals(request.record().returnTrace());
+        TracePublisher trace = new TracePublisher(producer, topics.traces(), request.runId(), attempt, clock, outputs,
+                returnTrace);
         RolloutResult ran = runner.run(request, context, trace, task);
         if (!task.beginPublishing()) {
             return false;
@@ -123,9 +125,24 @@ final class RequestHandler {
         // Capture entries go before the result: the result names them and carries their watermark.
         RolloutResult result = new RolloutResult(ran.schemaVersion(), ran.runId(), ran.attempt(), ran.groupId(), ran.status(),
                 ran.error(), ran.aborted(), ran.trajectories(), ran.metrics(), ran.opsExecuted(), ran.timing(), ran.worker(),
-                ran.policyVersion(), capture.finish(), ran.extra());
+                ran.policyVersion(), capture.finish(), withTrace(ran.extra(), returnTrace, request, trace));
         metrics.finished(result.status(), clock.millis() - startedAt);
         return publishResult(result, outputs);
+    }
+
+    /** {@code record.return_trace}: the attempt's trace events travel in the result too, under {@code trace}. */
+    private static java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> withTrace(
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> extra, boolean returnTrace, RolloutRequest request,
+            TracePublisher trace) {
+        if (!returnTrace) {
+            return extra;
+        }
+        java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> out = new java.util.LinkedHashMap<>(extra);
+        String format = request.record().traceFormat() == null ? "compact" : request.record().traceFormat();
+        com.fasterxml.jackson.databind.node.ObjectNode node = Json.object().put("format", format);
+        node.set("events", Json.tree(trace.kept()));
+        out.put("trace", node);
+        return out;
     }
 
     /**

@@ -5,6 +5,8 @@ import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.TraceEvent;
 import dev.rolloutfleet.worker.rollout.RolloutListener;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -23,16 +25,24 @@ final class TracePublisher implements RolloutListener {
     private final String attempt;
     private final Clock clock;
     private final AttemptOutputs outputs;
+    /** Kept for the result when the request asks for {@code record.return_trace}; null otherwise. */
+    private final List<TraceEvent> kept;
     private long seq;
 
     TracePublisher(Producer<String, byte[]> producer, String topic, String runId, String attempt, Clock clock,
-            AttemptOutputs outputs) {
+            AttemptOutputs outputs, boolean keep) {
+        this.kept = keep ? new ArrayList<>() : null;
         this.producer = producer;
         this.topic = topic;
         this.runId = runId;
         this.attempt = attempt;
         this.clock = clock;
         this.outputs = outputs;
+    }
+
+    /** The events published so far, when kept; empty otherwise. */
+    List<TraceEvent> kept() {
+        return kept == null ? List.of() : List.copyOf(kept);
     }
 
     @Override
@@ -67,6 +77,9 @@ final class TracePublisher implements RolloutListener {
 
     private void publish(String type, ObjectNode payload) {
         TraceEvent event = new TraceEvent(runId, attempt, seq++, type, clock.millis(), payload);
+        if (kept != null) {
+            kept.add(event);
+        }
         Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(topic, runId, Json.encode(event)));
         outputs.add(sent);
     }
