@@ -11,11 +11,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * A small, deterministic (per seed) take on Crafter: a 32×32 world of grass, sand, water, trees,
- * stone, coal, iron and diamonds, with cows to eat. Crafter's 17 actions and 22 achievements,
- * its inventory and vitals (health, food, drink, energy), achievement counts, and a text
- * rendering of the 9×7 view for prompts. Tool {@code interact} takes a list of 1–5 actions.
- * Simplified: no zombies, skeletons or lava; plants ripen after 10 steps.
+ * A small, deterministic (per seed) take on Crafter: a 32×32 world of grass, sand, water, lava,
+ * trees, stone, coal, iron and diamonds, with cows to eat and zombies and skeletons to fight.
+ * Crafter's 17 actions and 22 achievements, its inventory and vitals (health, food, drink,
+ * energy), achievement counts, and a text rendering of the 9×7 view for prompts. Tool
+ * {@code interact} takes a list of 1–5 actions. Simplified: creatures stand still and hurt a
+ * neighbouring player every 5 steps; swords make fights shorter; plants ripen after 10 steps.
  */
 public final class CrafterLite implements Environment {
 
@@ -36,6 +37,8 @@ public final class CrafterLite implements Environment {
     private final long seed;
     private char[][] world;
     private int[][] plantAge;
+    /** Damage taken by the creature on each tile: zombies and skeletons fall at 2 (a sword hits harder). */
+    private int[][] creatureHits;
     private int x;
     private int y;
     private int faceX;
@@ -55,15 +58,23 @@ public final class CrafterLite implements Environment {
         random = new SplittableRandom(seed);
         world = new char[SIZE][SIZE];
         plantAge = new int[SIZE][SIZE];
+        creatureHits = new int[SIZE][SIZE];
         for (int i = 0; i < SIZE; i++) {
             for (int j = 0; j < SIZE; j++) {
                 double r = random.nextDouble();
                 world[i][j] = r < 0.08 ? 'w' : r < 0.22 ? 'T' : r < 0.32 ? 's' : r < 0.36 ? 'c' : r < 0.385 ? 'i'
-                        : r < 0.39 ? 'd' : r < 0.45 ? 'S' : r < 0.47 ? 'C' : '.';
+                        : r < 0.39 ? 'd' : r < 0.45 ? 'S' : r < 0.47 ? 'C' : r < 0.475 ? 'l' : r < 0.485 ? 'Z'
+                        : r < 0.49 ? 'K' : '.';
             }
         }
         x = SIZE / 2;
         y = SIZE / 2;
+        for (int dy = -1; dy <= 1; dy++) {
+            for (int dx = -1; dx <= 1; dx++) {
+                world[y + dy][x + dx] = world[y + dy][x + dx] == 'l' || world[y + dy][x + dx] == 'Z'
+                        || world[y + dy][x + dx] == 'K' ? '.' : world[y + dy][x + dx];
+            }
+        }
         world[y][x] = '.';
         faceX = 0;
         faceY = 1;
@@ -157,9 +168,12 @@ public final class CrafterLite implements Environment {
         faceY = dy;
         int nx = x + dx;
         int ny = y + dy;
-        if (inside(nx, ny) && (world[ny][nx] == '.' || world[ny][nx] == 's')) {
+        if (inside(nx, ny) && (world[ny][nx] == '.' || world[ny][nx] == 's' || world[ny][nx] == 'l')) {
             x = nx;
             y = ny;
+            if (world[ny][nx] == 'l') {
+                inventory.put("health", 0);
+            }
         }
     }
 
@@ -179,6 +193,8 @@ public final class CrafterLite implements Environment {
                     gain("sapling", "collect_sapling");
                 }
             }
+            case 'Z' -> fight(tx, ty, 2, "defeat_zombie");
+            case 'K' -> fight(tx, ty, 2, "defeat_skeleton");
             case 'C' -> {
                 world[ty][tx] = '.';
                 inventory.put("food", Math.min(9, inventory.get("food") + 6));
@@ -192,6 +208,17 @@ public final class CrafterLite implements Environment {
                 }
             }
             default -> { }
+        }
+    }
+
+    private void fight(int tx, int ty, int toughness, String achievement) {
+        int damage = 1 + (inventory.get("wood_sword") > 0 ? 1 : 0) + (inventory.get("stone_sword") > 0 ? 1 : 0)
+                + (inventory.get("iron_sword") > 0 ? 2 : 0);
+        creatureHits[ty][tx] += damage;
+        if (creatureHits[ty][tx] >= toughness) {
+            world[ty][tx] = '.';
+            creatureHits[ty][tx] = 0;
+            achieve(achievement);
         }
     }
 
@@ -230,6 +257,10 @@ public final class CrafterLite implements Environment {
             inventory.merge("energy", -1, Integer::sum);
         }
         List.of("food", "drink", "energy").forEach(v -> inventory.put(v, Math.max(0, inventory.get(v))));
+        // A zombie or skeleton next to the player hurts it every 5 steps (less while it is awake and armed).
+        if (steps % 5 == 0 && (near('Z') || near('K'))) {
+            inventory.put("health", Math.max(0, inventory.get("health") - (sleeping ? 2 : 1)));
+        }
         boolean starving = inventory.get("food") == 0 || inventory.get("drink") == 0 || inventory.get("energy") == 0;
         if (steps % 10 == 0) {
             inventory.put("health", Math.max(0, Math.min(9, inventory.get("health") + (starving ? -1 : 1))));
@@ -305,8 +336,8 @@ public final class CrafterLite implements Environment {
             }
             out.append('\n');
         }
-        out.append("Legend: . grass, s sand, w water, T tree, S stone, c coal, i iron, d diamond, C cow, p plant,"
-                + " t table, f furnace, # edge\n");
+        out.append("Legend: . grass, s sand, w water, T tree, S stone, c coal, i iron, d diamond, l lava, C cow,"
+                + " Z zombie, K skeleton, p plant, t table, f furnace, # edge\n");
         out.append("Facing: ").append(faceX).append(',').append(faceY).append('\n');
         out.append("Vitals: health ").append(inventory.get("health")).append(", food ").append(inventory.get("food"))
                 .append(", drink ").append(inventory.get("drink")).append(", energy ").append(inventory.get("energy")).append('\n');

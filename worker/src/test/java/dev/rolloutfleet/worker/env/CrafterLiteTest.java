@@ -67,6 +67,27 @@ class CrafterLiteTest {
     }
 
     @Test
+    void randomAgentsReachAchievementsOfEveryKindAcrossSeeds() {
+        // Collecting, placing, crafting, eating, sleeping and fighting are all reachable.
+        java.util.Set<String> unlocked = new java.util.TreeSet<>();
+        for (long seed = 0; seed < 40 && unlocked.size() < 22; seed++) {
+            RolloutResult result = runner.run(request("sweep-" + seed, seed, 400, "consistent"),
+                    new AttemptContext("a", null, 0), RolloutListener.NONE);
+            result.metrics().details().get("stepwise").get("unique_achievements").forEach(a -> unlocked.add(a.asText()));
+            if (!result.trajectories().get(0).steps().isEmpty()) {
+                var last = result.trajectories().get(0).steps().get(result.trajectories().get(0).steps().size() - 1);
+                last.obs().get("achievements_status").fields().forEachRemaining(e -> {
+                    if (e.getValue().asBoolean()) {
+                        unlocked.add(e.getKey());
+                    }
+                });
+            }
+        }
+        assertThat(unlocked).contains("collect_wood", "collect_drink", "collect_sapling", "place_table", "eat_cow",
+                "defeat_zombie", "defeat_skeleton");
+    }
+
+    @Test
     void anUnknownActionIsAnEnvironmentError() {
         CrafterLite env = new CrafterLite(1);
         env.reset();
