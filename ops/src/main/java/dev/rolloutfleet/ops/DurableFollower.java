@@ -53,6 +53,10 @@ final class DurableFollower implements AutoCloseable {
         return durable.size();
     }
 
+    Map<String, DurablePointer> pointers() {
+        return Map.copyOf(durable);
+    }
+
     int maskedCount() {
         return (int) durable.values().stream().filter(DurablePointer::masked).count();
     }

@@ -41,6 +41,38 @@ class OperatorCommandsTest {
     }
 
     @Test
+    void submitPublishesWaitsUntilDurableAndEndsWithAJsonSummary(KafkaCluster kafka,
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        TopicNames topics = kafka.freshTopics(2);
+        try (Worker ignored = Worker.start(EndToEndTest.workerConfig(kafka, topics), new MetricRegistry());
+                dev.rolloutfleet.collector.Collector alsoIgnored = dev.rolloutfleet.collector.Collector.start(
+                        EndToEndTest.collectorConfig(kafka, topics, dir.resolve("data")), new MetricRegistry(),
+                        dev.rolloutfleet.collector.CollectorListener.NONE)) {
+            Ran generated = fleet("submit", "--env", "corridor", "--policy", "scripted", "--rollouts", "6",
+                    "--bootstrap-servers", kafka.bootstrapServers(), "--topic-prefix", topics.prefix());
+            assertThat(generated.exit()).isZero();
+            List<String> lines = generated.out().lines().toList();
+            com.fasterxml.jackson.databind.JsonNode summary = Json.mapper().readTree(lines.get(lines.size() - 1));
+            assertThat(summary.get("durable").asInt()).isEqualTo(6);
+            assertThat(summary.at("/statuses/ok").asInt()).isEqualTo(6);
+            assertThat(summary.at("/duration_ms/p50").isNumber()).isTrue();
+            assertThat(summary.at("/queue_delay_ms/p99").isNumber()).isTrue();
+
+            java.nio.file.Path file = dir.resolve("requests.jsonl");
+            java.nio.file.Files.writeString(file, Json.encodeToString(DemoCommand.demoRequest("from-file-1", 1)) + "\n"
+                    + Json.encodeToString(DemoCommand.demoRequest("from-file-2", 2)) + "\n");
+            Ran fromFile = fleet("submit", "--file", file.toString(), "--bootstrap-servers", kafka.bootstrapServers(),
+                    "--topic-prefix", topics.prefix());
+            assertThat(fromFile.exit()).isZero();
+            assertThat(fromFile.out().lines().reduce((a, b) -> b).orElseThrow()).contains("\"durable\":2");
+
+            java.nio.file.Files.writeString(file, "{\"run_id\":\"x\",\"env\":{\"env_name\":\"corridor\"}}\n");
+            assertThat(fleet("submit", "--file", file.toString(), "--bootstrap-servers", kafka.bootstrapServers(),
+                    "--topic-prefix", topics.prefix()).exit()).as("an invalid line is refused before anything is sent").isNotZero();
+        }
+    }
+
+    @Test
     void topicsAreCreatedUnderAPrefixThenVerifiedAndDescribed(KafkaCluster kafka) {
         String prefix = KafkaCluster.uniqueName("ops") + ".";
         String bootstrap = kafka.bootstrapServers();
