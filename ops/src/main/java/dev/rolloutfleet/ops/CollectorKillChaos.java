@@ -23,7 +23,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -85,10 +84,15 @@ final class CollectorKillChaos implements Callable<Integer> {
                 new TopicSetup(admin).ensure(TopicLayout.of(topics, partitions, (short) 1));
             }
             List<Path> dataDirs = new ArrayList<>();
-            List<ChildProcess> slots = new ArrayList<>();
+            List<FleetChild> slots = new ArrayList<>();
             for (int i = 0; i < collectors; i++) {
                 dataDirs.add(workDir.resolve("collector-" + i));
-                slots.add(ChildProcess.collector(broker.bootstrapServers(), i, 0, dataDirs.get(i), workDir));
+                int slot = i;
+                // A stable group instance id and data directory per slot: a restart gets its partitions back.
+                slots.add(FleetChild.start("collector-" + slot, workDir, incarnation -> List.of("collector",
+                        "--bootstrap-servers", broker.bootstrapServers(), "--group-id", GROUP,
+                        "--collector-id", "c" + slot + "-" + incarnation, "--group-instance-id", "chaos-collector-" + slot,
+                        "--data-dir", dataDirs.get(slot).toString(), "--metrics-port", "-1")));
             }
             DurableFileIndex files = new DurableFileIndex(dataDirs);
             RetireMonitor monitor = new RetireMonitor(kafka, topics.tokenCapture(), files);
@@ -123,7 +127,7 @@ final class CollectorKillChaos implements Callable<Integer> {
                             int victim = random.nextInt(slots.size());
                             slots.get(victim).kill();
                             log.printf(Locale.ROOT, "  SIGKILLed collector %d after %d rollouts; restarting it%n", victim, i + 1);
-                            slots.set(victim, slots.get(victim).restart());
+                            slots.get(victim).restart();
                             killed++;
                         }
                     }
@@ -139,7 +143,7 @@ final class CollectorKillChaos implements Callable<Integer> {
                 // Let late retires and markers land before judging.
                 Thread.sleep(2000);
             } finally {
-                slots.forEach(ChildProcess::stop);
+                slots.forEach(FleetChild::stop);
                 monitor.stop();
                 monitorThread.join(10_000);
             }
@@ -231,43 +235,6 @@ final class CollectorKillChaos implements Callable<Integer> {
 
         void stop() {
             running = false;
-        }
-    }
-
-    /** A collector child JVM with a stable slot (data directory and group instance id). */
-    private record ChildProcess(Process process, String bootstrap, int slot, int incarnation, Path dataDir, Path workDir) {
-
-        static ChildProcess collector(String bootstrap, int slot, int incarnation, Path dataDir, Path workDir)
-                throws IOException {
-            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), FleetCommand.class.getName(), "collector",
-                    "--bootstrap-servers", bootstrap, "--group-id", GROUP, "--collector-id", "c" + slot + "-" + incarnation,
-                    "--group-instance-id", "chaos-collector-" + slot, "--data-dir", dataDir.toString(),
-                    "--metrics-port", "-1", "--exit-with-parent");
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(workDir.resolve("collector-" + slot + "-" + incarnation + ".log").toFile()).start();
-            return new ChildProcess(process, bootstrap, slot, incarnation, dataDir, workDir);
-        }
-
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
-        }
-
-        ChildProcess restart() throws IOException {
-            return collector(bootstrap, slot, incarnation + 1, dataDir, workDir);
-        }
-
-        void stop() {
-            process.destroy();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -18,7 +18,6 @@ import dev.rolloutfleet.common.wire.TraceEvent;
 import dev.rolloutfleet.worker.env.CorridorEnvironment;
 import dev.rolloutfleet.worker.internal.LedgerMetadata;
 import dev.rolloutfleet.worker.policy.ScriptedPolicy;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,12 +99,16 @@ final class WorkerKillChaos implements Callable<Integer> {
             try (Admin admin = kafka.admin()) {
                 new TopicSetup(admin).ensure(TopicLayout.of(topics, partitions, (short) 1));
             }
-            List<WorkerProcess> slots = new ArrayList<>();
+            List<FleetChild> slots = new ArrayList<>();
             List<Kill> killed = new ArrayList<>();
             try (Collector collector = Collector.start(CollectorConfig.defaults(kafka, topics, "chaos-collector",
                     workDir.resolve("data")), new MetricRegistry(), CollectorListener.NONE)) {
                 for (int i = 0; i < workers; i++) {
-                    slots.add(WorkerProcess.start(broker.bootstrapServers(), GROUP, "w" + i, maxInflight, workDir));
+                    String slot = "w" + i;
+                    slots.add(FleetChild.start(slot, workDir, incarnation -> List.of("worker",
+                            "--bootstrap-servers", broker.bootstrapServers(), "--group-id", GROUP,
+                            "--worker-id", slot + "-" + incarnation, "--max-inflight", Integer.toString(maxInflight),
+                            "--metrics-port", "-1")));
                 }
                 Set<String> runIds = submit(kafka, topics);
                 log.printf(Locale.ROOT, "submitted %d rollouts (work 0..%d ms) to %d workers; %d kills planned%n",
@@ -119,15 +122,15 @@ final class WorkerKillChaos implements Callable<Integer> {
                         follower.poll(Duration.ofMillis(200));
                         if (killed.size() < kills && follower.durableCount() >= (long) rollouts * (killed.size() + 1) / (kills + 2)) {
                             int victim = random.nextInt(slots.size());
-                            WorkerProcess dead = slots.get(victim);
+                            FleetChild dead = slots.get(victim);
                             dead.kill();
                             // Let a commit that was on the wire land, then read what the next owner will see.
                             Thread.sleep(500);
-                            killed.add(new Kill(dead.workerId(), admin.listConsumerGroupOffsets(GROUP)
+                            killed.add(new Kill(dead.id(), admin.listConsumerGroupOffsets(GROUP)
                                     .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)));
-                            log.printf(Locale.ROOT, "  SIGKILLed %s at %d durable; restarting it%n", dead.workerId(),
+                            log.printf(Locale.ROOT, "  SIGKILLed %s at %d durable; restarting it%n", dead.id(),
                                     follower.durableCount());
-                            slots.set(victim, dead.restart());
+                            dead.restart();
                         }
                         if (System.nanoTime() >= nextReport) {
                             log.printf(Locale.ROOT, "  durable %d/%d%n", follower.durableCount(), rollouts);
@@ -136,7 +139,7 @@ final class WorkerKillChaos implements Callable<Integer> {
                     }
                     durable = follower.durableCount();
                 } finally {
-                    slots.forEach(WorkerProcess::stop);
+                    slots.forEach(FleetChild::stop);
                 }
                 summary = judge(kafka, topics, durable, killed);
             }
@@ -196,54 +199,5 @@ final class WorkerKillChaos implements Callable<Integer> {
         long reexecuted = attemptsByRun.values().stream().filter(a -> a.size() > 1).count();
         return Json.object().put("submitted", rollouts).put("durable_run_ids", durable).put("lost", rollouts - durable)
                 .put("inflight_at_kills", inflight).put("reexecuted", reexecuted).put("kills", killed.size());
-    }
-
-    /** One worker child JVM; a restart is a new process with a new worker id. */
-    private record WorkerProcess(Process process, String bootstrap, String group, String slot, int incarnation,
-            int maxInflight, Path workDir) {
-
-        static WorkerProcess start(String bootstrap, String group, String slot, int maxInflight, Path workDir) throws IOException {
-            return launch(bootstrap, group, slot, 0, maxInflight, workDir);
-        }
-
-        private static WorkerProcess launch(String bootstrap, String group, String slot, int incarnation, int maxInflight,
-                Path workDir) throws IOException {
-            String workerId = slot + "-" + incarnation;
-            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), FleetCommand.class.getName(), "worker",
-                    "--bootstrap-servers", bootstrap, "--group-id", group, "--worker-id", workerId,
-                    "--max-inflight", Integer.toString(maxInflight), "--metrics-port", "-1", "--exit-with-parent");
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(workDir.resolve(workerId + ".log").toFile())
-                    .start();
-            return new WorkerProcess(process, bootstrap, group, slot, incarnation, maxInflight, workDir);
-        }
-
-        String workerId() {
-            return slot + "-" + incarnation;
-        }
-
-        /** SIGKILL: no shutdown hook, no commit, no goodbye to the group. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
-        }
-
-        WorkerProcess restart() throws IOException {
-            return launch(bootstrap, group, slot, incarnation + 1, maxInflight, workDir);
-        }
-
-        void stop() {
-            process.destroy();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

@@ -159,8 +159,10 @@ class WorkerEngineTest {
         try (Worker worker = Worker.start(config(kafka, topics, KafkaCluster.uniqueName("g"), "w1").build(), metrics)) {
             await().atMost(Duration.ofSeconds(30)).until(worker::isReady);
             submit(kafka, topics, request("to-abort", 50, 200, 0, null));
-            await().atMost(Duration.ofSeconds(30)).until(() -> metrics.meter("worker.rollouts.started").getCount() == 1);
-            Thread.sleep(700);
+            // Abort once the rollout has taken a step, so there is a trajectory so far.
+            TopicReader.readUntil(kafka.connection(), topics.traces(), records -> records.stream()
+                    .anyMatch(r -> Json.decode(r.value(), dev.rolloutfleet.common.wire.TraceEvent.class).type()
+                            .equals(dev.rolloutfleet.common.wire.TraceEvent.ENV_STEP)), Duration.ofSeconds(30));
             abort(kafka, topics, "to-abort");
             RolloutResult result = readResults(kafka, topics, 1).get(0);
             assertThat(result.status()).isEqualTo(RolloutStatus.ABORTED);

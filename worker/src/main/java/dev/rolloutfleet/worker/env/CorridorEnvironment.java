@@ -52,14 +52,7 @@ public final class CorridorEnvironment implements Environment {
     public List<ObjectNode> tools() {
         ObjectNode direction = Json.object().put("type", "string");
         direction.putArray("enum").add("left").add("right");
-        ObjectNode parameters = Json.object().put("type", "object");
-        parameters.putObject("properties").set("direction", direction);
-        parameters.putArray("required").add("direction");
-        ObjectNode function = Json.object().put("name", "move").put("description", "Step left or right along the corridor.");
-        function.set("parameters", parameters);
-        ObjectNode tool = Json.object().put("type", "function");
-        tool.set("function", function);
-        return List.of(tool);
+        return List.of(ToolSchemas.function("move", "Step left or right along the corridor.", "direction", direction));
     }
 
     private ObjectNode observation() {

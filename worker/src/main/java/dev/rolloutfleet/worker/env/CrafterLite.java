@@ -358,14 +358,7 @@ public final class CrafterLite implements Environment {
         ACTIONS.forEach(names::add);
         ObjectNode actions = Json.object().put("type", "array").put("minItems", 1).put("maxItems", 5);
         actions.set("items", items);
-        ObjectNode parameters = Json.object().put("type", "object");
-        parameters.putObject("properties").set("actions", actions);
-        parameters.putArray("required").add("actions");
-        ObjectNode function = Json.object().put("name", "interact").put("description", "Take 1 to 5 actions in order.");
-        function.set("parameters", parameters);
-        ObjectNode tool = Json.object().put("type", "function");
-        tool.set("function", function);
-        return List.of(tool);
+        return List.of(ToolSchemas.function("interact", "Take 1 to 5 actions in order.", "actions", actions));
     }
 
     /** Makes crafter-lite worlds. */

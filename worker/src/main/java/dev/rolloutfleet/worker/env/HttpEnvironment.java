@@ -148,10 +148,11 @@ public final class HttpEnvironment implements Environment {
             } catch (IllegalArgumentException e) {
                 throw new EnvironmentException("env.config.base_url is not a URL: " + baseUrl);
             }
-            String keyVariable = config.path("api_key_env").asText("");
-            String apiKey = keyVariable.isBlank() ? null : System.getenv(keyVariable);
-            if (!keyVariable.isBlank() && (apiKey == null || apiKey.isBlank())) {
-                throw new EnvironmentException("env.config.api_key_env names " + keyVariable + ", which is not set on this worker");
+            String apiKey;
+            try {
+                apiKey = ApiKeys.fromEnvironment(config, "env.config");
+            } catch (IllegalArgumentException e) {
+                throw new EnvironmentException(e.getMessage());
             }
             String remote = config.path("remote_env_name").asText(spec.envId() == null ? "default" : spec.envId());
             return new HttpEnvironment(http, base, remote, config, seed, apiKey,

@@ -59,14 +59,7 @@ public final class MathEnvironment implements Environment {
 
     @Override
     public List<ObjectNode> tools() {
-        ObjectNode parameters = Json.object().put("type", "object");
-        parameters.putObject("properties").set("value", Json.object().put("type", "integer"));
-        parameters.putArray("required").add("value");
-        ObjectNode function = Json.object().put("name", "answer").put("description", "Give the answer.");
-        function.set("parameters", parameters);
-        ObjectNode tool = Json.object().put("type", "function");
-        tool.set("function", function);
-        return List.of(tool);
+        return List.of(ToolSchemas.function("answer", "Give the answer.", "value", Json.object().put("type", "integer")));
     }
 
     /** Makes math problems. */

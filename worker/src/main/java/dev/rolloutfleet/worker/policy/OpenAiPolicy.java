@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutRequest;
 import dev.rolloutfleet.worker.capture.TokenCapture;
+import dev.rolloutfleet.worker.env.ApiKeys;
 import dev.rolloutfleet.worker.env.ToolCall;
 import java.io.IOException;
 import java.net.URI;
@@ -217,10 +218,11 @@ public final class OpenAiPolicy implements Policy {
             } catch (IllegalArgumentException e) {
                 throw new PolicyException("policy.config.inference_url is not a URL: " + url);
             }
-            String keyVariable = config.path("api_key_env").asText("");
-            String apiKey = keyVariable.isBlank() ? null : System.getenv(keyVariable);
-            if (!keyVariable.isBlank() && (apiKey == null || apiKey.isBlank())) {
-                throw new PolicyException("policy.config.api_key_env names " + keyVariable + ", which is not set on this worker");
+            String apiKey;
+            try {
+                apiKey = ApiKeys.fromEnvironment(config, "policy.config");
+            } catch (IllegalArgumentException e) {
+                throw new PolicyException(e.getMessage());
             }
             return new OpenAiPolicy(http, endpoint, config.path("model").asText("default"), config, context.tools(),
                     context.capture(), apiKey, config.path("max_retries").asInt(3),
