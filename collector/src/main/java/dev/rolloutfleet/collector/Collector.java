@@ -88,6 +88,14 @@ public final class Collector implements AutoCloseable {
         }
     }
 
+    /**
+     * The capture state of every attempt of {@code runId}, for the admin endpoint and
+     * {@code fleet status}; empty when another collector owns the run's partition.
+     */
+    public java.util.Optional<java.util.SortedMap<String, dev.rolloutfleet.collector.capture.AttemptState>> captureState(String runId) {
+        return materializer.states(runId, Duration.ofSeconds(10));
+    }
+
     public boolean isReady() {
         return loop.isAssigned() && thread.isAlive();
     }

@@ -5,6 +5,7 @@ import dev.rolloutfleet.collector.Collector;
 import dev.rolloutfleet.collector.CollectorConfig;
 import dev.rolloutfleet.collector.CollectorListener;
 import dev.rolloutfleet.common.metrics.MetricsHttpServer;
+import dev.rolloutfleet.common.wire.Json;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -80,6 +81,9 @@ final class CollectorCommand implements Callable<Integer> {
             description = "Exit when standard input closes (used by fleet chaos).")
     boolean exitWithParent;
 
+    /** {@code GET /admin/capture/RUN_ID}: the capture state of each attempt, 404 when another collector owns the run. */
+    static final String CAPTURE_STATE_PATH = "/admin/capture/";
+
     @Override
     public Integer call() throws Exception {
         if (exitWithParent) {
@@ -93,6 +97,9 @@ final class CollectorCommand implements Callable<Integer> {
         MetricRegistry registry = new MetricRegistry();
         Collector collector = Collector.start(config, registry, CollectorListener.NONE);
         MetricsHttpServer server = metrics.start(registry, collector::isReady, collector::isHealthy);
+        if (server != null) {
+            server.serveJson(CAPTURE_STATE_PATH, runId -> collector.captureState(runId).map(Json::encodeToString));
+        }
         System.err.println("collector " + id + " writing " + config.topics().results() + " to " + dataDir.toAbsolutePath()
                 + (server == null ? "" : "; metrics on :" + server.port()));
         return Services.runUntilStopped(new Services.Service() {

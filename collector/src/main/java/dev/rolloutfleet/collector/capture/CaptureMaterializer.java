@@ -260,6 +260,33 @@ public final class CaptureMaterializer implements Runnable {
         }
     }
 
+    /**
+     * The capture state of every attempt of {@code runId}, read on the materializer's thread so a
+     * partition cannot be closed under the read; empty when this collector does not own the run's
+     * partition (another collector does).
+     */
+    public java.util.Optional<java.util.SortedMap<String, AttemptState>> states(String runId, Duration timeout) {
+        java.util.concurrent.CompletableFuture<java.util.Optional<java.util.SortedMap<String, AttemptState>>> answer =
+                new java.util.concurrent.CompletableFuture<>();
+        commands.add(() -> {
+            try {
+                int partitions = consumer.partitionsFor(topic).size();
+                CaptureStore store = stores.get(dev.rolloutfleet.common.topics.RunIdPartitioner.partitionOf(runId, partitions));
+                answer.complete(store == null ? java.util.Optional.empty() : java.util.Optional.of(store.states(runId)));
+            } catch (RuntimeException e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        try {
+            return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading capture state", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the capture materializer did not answer: " + e, e);
+        }
+    }
+
     /** The store of a partition being materialized, for reads; null when not owned. */
     public CaptureStore store(int partition) {
         return stores.get(partition);

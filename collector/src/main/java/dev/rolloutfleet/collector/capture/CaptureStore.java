@@ -92,6 +92,22 @@ public final class CaptureStore implements AutoCloseable {
         return value == null ? null : Json.decode(value, AttemptState.class);
     }
 
+    /** Every attempt of {@code runId} this store holds, by attempt id. */
+    public java.util.SortedMap<String, AttemptState> states(String runId) {
+        java.util.SortedMap<String, AttemptState> out = new java.util.TreeMap<>();
+        String prefix = STATE + runId + "/";
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(bytes(prefix)); it.isValid(); it.next()) {
+                String key = new String(it.key(), StandardCharsets.UTF_8);
+                if (!key.startsWith(prefix)) {
+                    break;
+                }
+                out.put(key.substring(prefix.length()), Json.decode(it.value(), AttemptState.class));
+            }
+        }
+        return out;
+    }
+
     /**
      * The accepted entries of an attempt, in call id order. An entry whose bytes cannot be read is
      * returned with only its call id, so the builder reports it as malformed.

@@ -7,10 +7,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * Serves one process's metrics and health over HTTP: {@code /metrics} (Prometheus text),
@@ -56,6 +59,27 @@ public final class MetricsHttpServer implements AutoCloseable {
         });
         server.start();
         return new MetricsHttpServer(server, executor);
+    }
+
+    /**
+     * Serves {@code GET prefix/NAME} with {@code lookup(NAME)}: a JSON body, or 404 when it is
+     * empty. A lookup that throws answers 503 with the message, so a busy service says so.
+     */
+    public void serveJson(String prefix, Function<String, Optional<String>> lookup) {
+        String base = prefix.endsWith("/") ? prefix : prefix + "/";
+        server.createContext(base, exchange -> {
+            String name = URLDecoder.decode(exchange.getRequestURI().getRawPath().substring(base.length()), StandardCharsets.UTF_8);
+            if (name.isEmpty()) {
+                respond(exchange, 400, "text/plain", "usage: GET " + base + "NAME\n");
+                return;
+            }
+            try {
+                Optional<String> body = lookup.apply(name);
+                respond(exchange, body.isPresent() ? 200 : 404, "application/json", body.orElse("{\"error\":\"not found\"}") + "\n");
+            } catch (RuntimeException e) {
+                respond(exchange, 503, "text/plain", "unavailable: " + e.getMessage() + "\n");
+            }
+        });
     }
 
     public int port() {

@@ -1,5 +1,6 @@
 package dev.rolloutfleet.worker.internal;
 
+import dev.rolloutfleet.common.topics.DeadLetterHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,13 +16,6 @@ import org.apache.kafka.common.header.Headers;
  */
 final class DeadLetters {
 
-    static final String ERROR_CODE = "fleet.error.code";
-    static final String ERROR_MESSAGE = "fleet.error.message";
-    static final String SOURCE_TOPIC = "fleet.source.topic";
-    static final String SOURCE_PARTITION = "fleet.source.partition";
-    static final String SOURCE_OFFSET = "fleet.source.offset";
-    static final String WORKER = "fleet.worker";
-
     private final Producer<String, byte[]> producer;
     private final String dlqTopic;
     private final String workerId;
@@ -36,12 +30,12 @@ final class DeadLetters {
         // Partition 0 always exists; the DLQ's order does not matter and its key may be null.
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(dlqTopic, 0, source.key(), source.value());
         Headers headers = record.headers();
-        headers.add(ERROR_CODE, utf8(code));
-        headers.add(ERROR_MESSAGE, utf8(message));
-        headers.add(SOURCE_TOPIC, utf8(source.topic()));
-        headers.add(SOURCE_PARTITION, utf8(Integer.toString(source.partition())));
-        headers.add(SOURCE_OFFSET, utf8(Long.toString(source.offset())));
-        headers.add(WORKER, utf8(workerId));
+        headers.add(DeadLetterHeaders.ERROR_CODE, utf8(code));
+        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(message));
+        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(source.topic()));
+        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(source.partition())));
+        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(source.offset())));
+        headers.add(DeadLetterHeaders.WORKER, utf8(workerId));
         return producer.send(record);
     }
 
