@@ -84,6 +84,10 @@ final class CollectorCommand implements Callable<Integer> {
     /** {@code GET /admin/capture/RUN_ID}: the capture state of each attempt, 404 when another collector owns the run. */
     static final String CAPTURE_STATE_PATH = "/admin/capture/";
 
+    static void serveAdmin(MetricsHttpServer server, Collector collector) {
+        server.serveJson(CAPTURE_STATE_PATH, runId -> collector.captureState(runId).map(Json::encodeToString));
+    }
+
     @Override
     public Integer call() throws Exception {
         if (exitWithParent) {
@@ -98,7 +102,7 @@ final class CollectorCommand implements Callable<Integer> {
         Collector collector = Collector.start(config, registry, CollectorListener.NONE);
         MetricsHttpServer server = metrics.start(registry, collector::isReady, collector::isHealthy);
         if (server != null) {
-            server.serveJson(CAPTURE_STATE_PATH, runId -> collector.captureState(runId).map(Json::encodeToString));
+            serveAdmin(server, collector);
         }
         System.err.println("collector " + id + " writing " + config.topics().results() + " to " + dataDir.toAbsolutePath()
                 + (server == null ? "" : "; metrics on :" + server.port()));

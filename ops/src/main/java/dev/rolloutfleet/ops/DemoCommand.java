@@ -7,6 +7,7 @@ import dev.rolloutfleet.collector.CollectorConfig;
 import dev.rolloutfleet.collector.CollectorListener;
 import dev.rolloutfleet.common.broker.EmbeddedKafka;
 import dev.rolloutfleet.common.kafka.KafkaConnection;
+import dev.rolloutfleet.common.metrics.MetricsHttpServer;
 import dev.rolloutfleet.common.topics.TopicLayout;
 import dev.rolloutfleet.common.topics.TopicNames;
 import dev.rolloutfleet.common.topics.TopicSetup;
@@ -62,6 +63,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "PT10M", description = "Give up after this long, ISO-8601 (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--keep-running", description = "After the summary, keep the broker, worker, collector and simulated"
+            + " server running (for fleet replay, trace, status) until Ctrl-C.")
+    boolean keepRunning;
+
     @Override
     public Integer call() throws Exception {
         if (rollouts <= 0) {
@@ -90,10 +95,37 @@ final class DemoCommand implements Callable<Integer> {
                 progress.printf(Locale.ROOT, "submitted %d rollouts (batch %s) to %s; waiting until durable ...%n",
                         rollouts, batch, broker.bootstrapServers());
                 outcome = await(kafka, topics, runIds, worker, collector, progress);
+                if (keepRunning) {
+                    int exit = report(out, outcome, data, (System.nanoTime() - started) / 1e9);
+                    return exit != 0 ? exit : keepRunning(broker.bootstrapServers(), registry, worker, collector, progress);
+                }
             }
-            // Reported after the services stopped, so the JSON summary is the last line.
             return report(out, outcome, data, (System.nanoTime() - started) / 1e9);
         }
+    }
+
+    /** Serves the collector's metrics and admin endpoint and waits for Ctrl-C. */
+    private static int keepRunning(String bootstrap, MetricRegistry registry, Worker worker, Collector collector, PrintStream progress)
+            throws InterruptedException {
+        MetricsHttpServer admin = MetricsHttpServer.start("127.0.0.1", 0, registry, collector::isReady, collector::isHealthy);
+        CollectorCommand.serveAdmin(admin, collector);
+        progress.printf(Locale.ROOT, "%nthe fleet keeps running (Ctrl-C stops it). From another terminal:%n"
+                + "  ./fleet replay --bootstrap-servers %1$s --diff%n"
+                + "  ./fleet trace RUN_ID --bootstrap-servers %1$s%n"
+                + "  ./fleet status RUN_ID --bootstrap-servers %1$s --collector-url http://127.0.0.1:%2$d%n"
+                + "  curl -s http://127.0.0.1:%2$d/metrics%n", bootstrap, admin.port());
+        return Services.runUntilStopped(new Services.Service() {
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                collector.awaitTermination();
+            }
+
+            @Override
+            public void close() {
+                collector.close();
+                worker.close();
+            }
+        }, admin);
     }
 
     private Set<String> submit(KafkaConnection kafka, TopicNames topics, String batch, String inferenceUrl) throws Exception {

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "fleet", mixinStandardHelpOptions = true, version = "rollout-fleet 0.1.0",
         description = "Durable, explainable RL rollouts on Apache Kafka.",
         subcommands = {DemoCommand.class, WorkerCommand.class, CollectorCommand.class, BrokerCommand.class,
-                SubmitCommand.class, ReplayCommand.class, TopicsCommand.class, TraceCommand.class, SimLlmCommand.class, BenchCommand.class, ChaosCommand.class,
+                SubmitCommand.class, ReplayCommand.class, TopicsCommand.class, TraceCommand.class, StatusCommand.class, SimLlmCommand.class, BenchCommand.class, ChaosCommand.class,
                 CommandLine.HelpCommand.class})
 public final class FleetCommand implements Runnable {
 

@@ -1,11 +1,9 @@
 package dev.rolloutfleet.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.rolloutfleet.common.topics.RunIdPartitioner;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.TraceEvent;
 import java.io.PrintStream;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,9 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -66,23 +61,8 @@ final class TraceCommand implements Callable<Integer> {
     }
 
     private List<TraceEvent> read() {
-        String topic = kafka.topics().traces();
-        List<TraceEvent> events = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> consumer = kafka.connection().consumer(null, "fleet-trace")) {
-            int partitions = consumer.partitionsFor(topic).size();
-            TopicPartition tp = new TopicPartition(topic, RunIdPartitioner.partitionOf(runId, partitions));
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            while (consumer.position(tp) < end) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    if (runId.equals(record.key())) {
-                        events.add(Json.decode(record.value(), TraceEvent.class));
-                    }
-                }
-            }
-        }
-        return events;
+        return RunRecords.read(kafka.connection(), kafka.topics().traces(), runId).stream()
+                .map(record -> Json.decode(record.value(), TraceEvent.class)).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
     }
 
     private static String describe(TraceEvent e) {

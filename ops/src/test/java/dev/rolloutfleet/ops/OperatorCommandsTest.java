@@ -40,6 +40,12 @@ class OperatorCommandsTest {
         }
     }
 
+    static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     @Test
     void submitPublishesWaitsUntilDurableAndEndsWithAJsonSummary(KafkaCluster kafka,
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {

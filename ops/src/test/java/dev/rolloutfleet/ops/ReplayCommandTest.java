@@ -1,5 +1,6 @@
 package dev.rolloutfleet.ops;
 
+import static dev.rolloutfleet.ops.OperatorCommandsTest.concat;
 import static dev.rolloutfleet.ops.OperatorCommandsTest.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -163,11 +164,5 @@ class ReplayCommandTest {
     private static JsonNode lastLine(String out) throws Exception {
         List<String> lines = out.lines().toList();
         return Json.mapper().readTree(lines.get(lines.size() - 1));
-    }
-
-    private static String[] concat(String[] a, String[] b) {
-        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
     }
 }
