@@ -57,6 +57,35 @@ class EndToEndTest {
     }
 
     @Test
+    void scriptedRolloutsWithTokenCaptureBecomeTrainableTokenSequencesWithoutAModel(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(2);
+        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("test-submit")) {
+            for (int i = 0; i < 5; i++) {
+                RolloutRequest request = DemoCommand.demoRequest("scripted-capture-" + i, i);
+                request.policy().config().putObject("token_id_capture").put("enabled", true).put("all_agents", true);
+                producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request))).get();
+            }
+        }
+        try (Worker ignored = Worker.start(workerConfig(kafka, topics), new MetricRegistry());
+                Collector alsoIgnored = Collector.start(collectorConfig(kafka, topics, dataDir), new MetricRegistry(),
+                        CollectorListener.NONE)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> durableLines(dataDir).size() >= 5);
+        }
+        assertThat(durableLines(dataDir)).hasSize(5).allSatisfy(line -> {
+            assertThat(line.path("masked").asBoolean()).as(line.path("mask_reason").asText()).isFalse();
+            int steps = line.at("/trajectories/0/steps").size();
+            assertThat(line.at("/capture/call_ids").size()).isEqualTo(steps);
+            assertThat(line.get("tokens").size()).isEqualTo(line.get("loss_mask").size()).isEqualTo(line.get("logprobs").size());
+            // The last generation, decoded from the trainable (loss_mask = 1) tail, is the last step's tool call.
+            StringBuilder tail = new StringBuilder();
+            for (int i = line.get("tokens").size() - 1; i >= 0 && line.get("loss_mask").get(i).asInt() == 1; i--) {
+                tail.insert(0, (char) line.get("tokens").get(i).asInt());
+            }
+            assertThat(tail.toString()).contains("\"direction\"");
+        });
+    }
+
+    @Test
     void aCollectorStoppedRightAfterItsFsyncAndRestartedLosesNoLineAndDuplicatesNone(KafkaCluster kafka) throws Exception {
         TopicNames topics = kafka.freshTopics(4);
         List<String> runIds = submit(kafka, topics, 50);

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutRequest;
 import dev.rolloutfleet.worker.env.ToolCall;
+import dev.rolloutfleet.worker.capture.TokenCapture;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -15,6 +17,7 @@ import java.util.SplittableRandom;
  * at random instead, drawn
  * from the rollout's seed. {@code latency_ms} (config, default 0) makes each decision wait that
  * long, standing in for inference time; {@code latency_jitter_ms} adds a seeded random 0..jitter.
+ * With token capture on it records byte-level token ids for each decision (see {@link #record}).
  */
 public final class ScriptedPolicy implements Policy {
 
@@ -25,9 +28,13 @@ public final class ScriptedPolicy implements Policy {
     private final long jitterMs;
     private final SplittableRandom random;
     private final List<ObjectNode> tools;
+    private final TokenCapture capture;
+    /** The conversation so far as byte-level token ids: each call's prompt extends the last prompt and generation. */
+    private final List<Integer> transcript = new ArrayList<>();
 
-    ScriptedPolicy(double epsilon, long latencyMs, long jitterMs, long seed, List<ObjectNode> tools) {
+    ScriptedPolicy(double epsilon, long latencyMs, long jitterMs, long seed, List<ObjectNode> tools, TokenCapture capture) {
         this.tools = tools;
+        this.capture = capture;
         this.epsilon = epsilon;
         this.latencyMs = latencyMs;
         this.jitterMs = jitterMs;
@@ -36,6 +43,35 @@ public final class ScriptedPolicy implements Policy {
 
     @Override
     public Decision decide(ObjectNode observation, int decisionIndex) throws InterruptedException {
+        Decision decision = choose(observation);
+        if (capture.participating()) {
+            record(observation, decisionIndex, decision);
+        }
+        return decision;
+    }
+
+    /**
+     * With token capture on, each decision is recorded as if a byte-level model had made it: the
+     * prompt is the transcript plus the observation, the generation is the tool calls' JSON, every
+     * log-prob 0. The capture path (entries, freeze, rebuild, retire) then runs without a model.
+     */
+    private void record(ObjectNode observation, int decisionIndex, Decision decision) {
+        appendBytes(transcript, Json.encodeToString(observation));
+        List<Integer> prompt = List.copyOf(transcript);
+        List<Integer> generation = new ArrayList<>();
+        appendBytes(generation, Json.encodeToString(decision.toolCalls()));
+        transcript.addAll(generation);
+        capture.record("scripted-" + decisionIndex, NAME, prompt, generation, java.util.Collections.nCopies(generation.size(), 0.0),
+                Json.object().put("tool_calls", Json.encodeToString(decision.toolCalls())));
+    }
+
+    private static void appendBytes(List<Integer> ids, String text) {
+        for (byte b : text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            ids.add(b & 0xff);
+        }
+    }
+
+    private Decision choose(ObjectNode observation) throws InterruptedException {
         long wait = latencyMs + (jitterMs > 0 ? random.nextLong(jitterMs + 1) : 0);
         if (wait > 0) {
             Thread.sleep(wait);
@@ -98,7 +134,7 @@ public final class ScriptedPolicy implements Policy {
             if (latency < 0 || jitter < 0) {
                 throw new PolicyException("policy.config.latency_ms and latency_jitter_ms must not be negative");
             }
-            return new ScriptedPolicy(epsilon, latency, jitter, seed, context.tools());
+            return new ScriptedPolicy(epsilon, latency, jitter, seed, context.tools(), context.capture());
         }
     }
 }
