@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 /** {@code fleet bench}: benchmarks that print their figures as a JSON last line. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks; each prints a JSON object as its last line.",
-        subcommands = {WorkerBench.class})
+        subcommands = {WorkerBench.class, PipelineBench.class, SinkBench.class, BuilderBench.class})
 final class BenchCommand implements Runnable {
 
     @picocli.CommandLine.Spec

@@ -38,6 +38,13 @@ final class Services {
         watcher.start();
     }
 
+    /** Deletes a directory and everything under it (benchmarks' scratch space). */
+    static void deleteTree(java.nio.file.Path root) throws java.io.IOException {
+        try (var paths = java.nio.file.Files.walk(root)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
     /** Something that runs until stopped or until it fails on its own. */
     interface Service {
         void awaitTermination() throws InterruptedException;

@@ -46,6 +46,12 @@ public final class PartitionSegments implements Closeable {
     private Path currentFile;
     private int currentSeq;
     private boolean dirty;
+    /**
+     * Lines appended since the last write, so a group costs one write call rather than one per
+     * line. They are not durable before {@link #sync()} either way.
+     */
+    private final java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream(1 << 16);
+    private static final int PENDING_LIMIT = 1 << 20;
 
     private PartitionSegments(Path dataDir, int partition, long maxSegmentBytes, DedupeIndex index) {
         this.dataDir = dataDir;
@@ -112,15 +118,17 @@ public final class PartitionSegments implements Closeable {
      * @return where the line starts: its file and byte offset
      */
     public Position append(String runId, byte[] json) throws IOException {
-        if (channel.size() > 0 && channel.size() + json.length + 1 > maxSegmentBytes) {
+        long size = channel.size() + pending.size();
+        if (size > 0 && size + json.length + 1 > maxSegmentBytes) {
             sync();
             channel.close();
             roll(currentSeq + 1);
         }
-        long offset = channel.size();
-        ByteBuffer buffer = ByteBuffer.allocate(json.length + 1).put(json).put((byte) '\n').flip();
-        while (buffer.hasRemaining()) {
-            channel.write(buffer);
+        long offset = channel.size() + pending.size();
+        pending.write(json, 0, json.length);
+        pending.write('\n');
+        if (pending.size() >= PENDING_LIMIT) {
+            writePending();
         }
         unsynced.add(runId);
         dirty = true;
@@ -130,11 +138,20 @@ public final class PartitionSegments implements Closeable {
     /** Forces every appended line to disk, then records their runs in the dedupe index. */
     public void sync() throws IOException {
         if (dirty) {
+            writePending();
             channel.force(false);
             dirty = false;
             index.record(partition, unsynced, new DedupeIndex.Checkpoint(currentFile.getFileName().toString(), channel.size()));
             unsynced.clear();
         }
+    }
+
+    private void writePending() throws IOException {
+        ByteBuffer buffer = ByteBuffer.wrap(pending.toByteArray());
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+        pending.reset();
     }
 
     public int partition() {
