@@ -72,7 +72,7 @@ class EndToEndTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> durableLines(dataDir).size() >= 5);
         }
         assertThat(durableLines(dataDir)).hasSize(5).allSatisfy(line -> {
-            assertThat(line.path("masked").asBoolean()).as(line.path("mask_reason").asText()).isFalse();
+            assertThat(line.path("mask_sample").asBoolean()).as(line.path("mask_reason").asText()).isFalse();
             int steps = line.at("/trajectories/0/steps").size();
             assertThat(line.at("/capture/call_ids").size()).isEqualTo(steps);
             assertThat(line.get("tokens").size()).isEqualTo(line.get("loss_mask").size()).isEqualTo(line.get("logprobs").size());

@@ -62,6 +62,9 @@ class ReplayCommandTest {
                     r.metadata().get("replay_batch").asText()));
             assertThat(r.metadata().get("replay_source").asText()).startsWith(topics.requests() + ":");
         });
+        assertThat(results(kafka, topics).values().stream().filter(r -> r.runId().contains(".replay-")))
+                .as("a replay's result names its original").hasSize(7)
+                .allSatisfy(r -> assertThat(r.runId()).startsWith(r.extra().get("metadata").get("replay_of").asText()));
         RolloutRequest unseeded = replays.stream().filter(r -> r.metadata().get("replay_of").asText().equals("orig-unseeded"))
                 .findFirst().orElseThrow();
         assertThat(unseeded.env().seed()).as("the seed the original drew from its run id is pinned")

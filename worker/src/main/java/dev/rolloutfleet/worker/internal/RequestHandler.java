@@ -91,7 +91,7 @@ final class RequestHandler {
             }
             RolloutResult invalid = new RolloutResult(SchemaVersion.CURRENT, request.runId(), attempt, request.groupId(),
                     RolloutStatus.INVALID, new RolloutError(e.code(), e.getMessage()), false, List.of(), null, 0,
-                    null, worker, request.policyVersion(), null, null);
+                    null, worker, request.policyVersion(), null, withMetadata(null, request.metadata()));
             if (!task.beginPublishing()) {
                 return false;
             }
@@ -125,12 +125,26 @@ final class RequestHandler {
         // Capture entries go before the result: the result names them and carries their watermark.
         RolloutResult result = new RolloutResult(ran.schemaVersion(), ran.runId(), ran.attempt(), ran.groupId(), ran.status(),
                 ran.error(), ran.aborted(), ran.trajectories(), ran.metrics(), ran.opsExecuted(), ran.timing(), ran.worker(),
-                ran.policyVersion(), capture.finish(), withTrace(ran.extra(), returnTrace, request, trace));
+                ran.policyVersion(), capture.finish(), withMetadata(withTrace(ran.extra(), returnTrace, request, trace), request.metadata()));
         metrics.finished(result.status(), clock.millis() - startedAt);
         return publishResult(result, outputs);
     }
 
     /** {@code record.return_trace}: the attempt's trace events travel in the result too, under {@code trace}. */
+    /** The request's {@code metadata}, passed through to its result (e.g. {@code replay_of}). */
+    private static final String METADATA = "metadata";
+
+    private static java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> withMetadata(
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> extra, com.fasterxml.jackson.databind.node.ObjectNode metadata) {
+        if (metadata == null) {
+            return extra;
+        }
+        java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> out = extra == null ? new java.util.LinkedHashMap<>()
+                : new java.util.LinkedHashMap<>(extra);
+        out.put(METADATA, metadata);
+        return out;
+    }
+
     private static java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> withTrace(
             java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> extra, boolean returnTrace, RolloutRequest request,
             TracePublisher trace) {
@@ -158,7 +172,8 @@ final class RequestHandler {
                     result.groupId(), RolloutStatus.FAILED, new RolloutError("output_rejected",
                             "the broker refused this rollout's result (" + Json.encode(result).length
                                     + " bytes); see the worker log"), false, List.of(), result.metrics(),
-                    result.opsExecuted(), result.timing(), result.worker(), result.policyVersion(), result.capture(), null);
+                    result.opsExecuted(), result.timing(), result.worker(), result.policyVersion(), result.capture(),
+                    withMetadata(null, (com.fasterxml.jackson.databind.node.ObjectNode) result.extra().get(METADATA)));
             delivered = sendWithRetry(fallback);
         }
         int failedTraces = outputs.awaitAll();
