@@ -63,6 +63,10 @@ final class PipelineBench implements Callable<Integer> {
     @Option(names = "--max-inflight", defaultValue = "256", description = "Worker in-flight limit (default ${DEFAULT-VALUE}).")
     int maxInflight;
 
+    @Option(names = "--capture", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Token capture on (default ${DEFAULT-VALUE}); --no-capture measures the fleet without it.")
+    boolean capture;
+
     /** Distinct record values kept per topic for the baseline; it cycles through them. */
     private static final int SAMPLES_PER_TOPIC = 4096;
 
@@ -82,6 +86,10 @@ final class PipelineBench implements Callable<Integer> {
             Meter retired = registry.meter("collector.capture.retired");
             Meter written = registry.meter("collector.lines.written");
             double fleetSeconds;
+            long cpuBefore;
+            long brokerBefore;
+            double fleetCpuMs;
+            double brokerCpuMs;
             Map<TopicPartition, Long> before;
             Map<TopicPartition, Long> after;
             try (KafkaProducer<String, byte[]> producer = kafka.producer("bench-submit");
@@ -93,12 +101,20 @@ final class PipelineBench implements Callable<Integer> {
                 awaitDone(written, retired, warmup, log);
                 before = ends(kafka, topics.all());
                 long start = System.nanoTime();
+                cpuBefore = WorkerBench.processCpu();
+                brokerBefore = WorkerBench.brokerCpu(broker);
                 log.printf(Locale.ROOT, "measuring the fleet: %d rollouts, capture on%n", rollouts);
                 submit(producer, topics, "bench", rollouts);
                 awaitDone(written, retired, warmup + rollouts, log);
                 fleetSeconds = (System.nanoTime() - start) / 1e9;
+                fleetCpuMs = (WorkerBench.processCpu() - cpuBefore) / 1e6 / rollouts;
+                brokerCpuMs = (WorkerBench.brokerCpu(broker) - brokerBefore) / 1e6 / rollouts;
                 after = ends(kafka, topics.all());
             }
+            registry.getTimers().forEach((name, t) -> log.printf(Locale.ROOT, "  %-40s n=%d mean %.1f ms p99 %.1f ms%n", name,
+                    t.getCount(), t.getSnapshot().getMean() / 1e6, t.getSnapshot().get99thPercentile() / 1e6));
+            registry.getHistograms().forEach((name, h) -> log.printf(Locale.ROOT, "  %-40s n=%d mean %.1f max %d%n", name,
+                    h.getCount(), h.getSnapshot().getMean(), h.getSnapshot().getMax()));
             long fleetRecords = 0;
             Map<String, Long> perTopic = new HashMap<>();
             for (Map.Entry<TopicPartition, Long> e : after.entrySet()) {
@@ -117,7 +133,9 @@ final class PipelineBench implements Callable<Integer> {
                     .put("fleet_records_per_s", Math.round(fleetPerSecond)).put("raw_records_per_s", Math.round(rawPerSecond))
                     .put("ratio", Math.round(fleetPerSecond / rawPerSecond * 1000) / 1000.0)
                     .put("rollouts_per_s", Math.round(rollouts / fleetSeconds * 10) / 10.0)
-                    .put("cores", Runtime.getRuntime().availableProcessors());
+                    .put("cores", Runtime.getRuntime().availableProcessors())
+                    .put("fleet_cpu_ms_per_rollout", Math.round(fleetCpuMs * 100) / 100.0)
+                    .put("broker_cpu_ms_per_rollout", Math.round(brokerCpuMs * 100) / 100.0);
             out.println(Json.encodeToString(summary));
             return 0;
         } finally {
@@ -129,16 +147,19 @@ final class PipelineBench implements Callable<Integer> {
         for (int i = 0; i < count; i++) {
             RolloutRequest request = DemoCommand.demoRequest(prefix + "-" + i, i);
             request.env().config().with("env_params").put("max_steps_per_episode", steps);
-            request.policy().config().put("epsilon", 0.3).putObject("token_id_capture").put("enabled", true).put("all_agents", true);
+            request.policy().config().put("epsilon", 0.3);
+            if (capture) {
+                request.policy().config().putObject("token_id_capture").put("enabled", true).put("all_agents", true);
+            }
             producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request)));
         }
         producer.flush();
     }
 
     /** Durable and retired: the rollout has left nothing behind but its line and its pointer. */
-    private static void awaitDone(Meter written, Meter retired, long target, PrintStream log) throws InterruptedException {
+    private void awaitDone(Meter written, Meter retired, long target, PrintStream log) throws InterruptedException {
         long nextReport = System.nanoTime();
-        while (written.getCount() < target || retired.getCount() < target) {
+        while (written.getCount() < target || (capture && retired.getCount() < target)) {
             Thread.sleep(1);
             if (System.nanoTime() >= nextReport) {
                 log.printf(Locale.ROOT, "  durable %d, retired %d of %d%n", written.getCount(), retired.getCount(), target);

@@ -138,12 +138,12 @@ final class WorkerBench implements Callable<Integer> {
     }
 
     /** CPU time of this JVM (worker, clients, bench loop), in ns. */
-    private static long processCpu() {
+    static long processCpu() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
-    private static long brokerCpu(EmbeddedKafka broker) {
+    static long brokerCpu(EmbeddedKafka broker) {
         return ProcessHandle.of(broker.pid()).flatMap(h -> h.info().totalCpuDuration()).map(java.time.Duration::toNanos)
                 .orElse(0L);
     }

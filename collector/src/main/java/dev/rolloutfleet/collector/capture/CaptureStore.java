@@ -397,23 +397,44 @@ public final class CaptureStore implements AutoCloseable {
         }
     }
 
-    /** A hash of what an entry says, ignoring {@code created_at} (diagnostic only). */
+    /**
+     * A hash of what an entry says, ignoring {@code created_at} (diagnostic only): every JSON
+     * token but that field's, streamed, so equal content hashes equally whatever the spacing.
+     */
     static long contentHash(byte[] value) {
-        byte[] canonical = value;
-        try {
-            JsonNode tree = Json.mapper().readTree(value);
-            if (tree != null && tree.isObject()) {
-                ((com.fasterxml.jackson.databind.node.ObjectNode) tree).remove("created_at");
-                canonical = Json.mapper().writeValueAsBytes(tree);
+        long h = 0xcbf29ce484222325L;
+        try (com.fasterxml.jackson.core.JsonParser parser = Json.mapper().getFactory().createParser(value)) {
+            int depth = 0;
+            com.fasterxml.jackson.core.JsonToken token;
+            while ((token = parser.nextToken()) != null) {
+                if (token == com.fasterxml.jackson.core.JsonToken.FIELD_NAME && depth == 1 && "created_at".equals(parser.currentName())) {
+                    parser.nextToken();
+                    parser.skipChildren();
+                    continue;
+                }
+                if (token.isStructStart()) {
+                    depth++;
+                } else if (token.isStructEnd()) {
+                    depth--;
+                }
+                h = (h ^ token.id()) * 0x100000001b3L;
+                if (token.isScalarValue() || token == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                    char[] text = parser.getTextCharacters();
+                    int offset = parser.getTextOffset();
+                    for (int i = offset, end = offset + parser.getTextLength(); i < end; i++) {
+                        h = (h ^ text[i]) * 0x100000001b3L;
+                    }
+                }
             }
+            return h;
         } catch (IOException e) {
             // Unreadable entries hash by their bytes; the builder reports them as malformed.
+            long b = 0xcbf29ce484222325L;
+            for (byte x : value) {
+                b = (b ^ (x & 0xff)) * 0x100000001b3L;
+            }
+            return b;
         }
-        long h = 0xcbf29ce484222325L;
-        for (byte b : canonical) {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
-        }
-        return h;
     }
 
     private byte[] get(byte[] key) {

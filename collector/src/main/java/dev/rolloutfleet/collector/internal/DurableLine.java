@@ -1,10 +1,13 @@
 package dev.rolloutfleet.collector.internal;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rolloutfleet.collector.build.BuiltTrajectory;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutResult;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The durable line of a participating result: the result as published, plus the rebuilt token
@@ -14,28 +17,72 @@ import dev.rolloutfleet.common.wire.RolloutResult;
  */
 final class DurableLine {
 
+    private static final Set<String> ADDED = Set.of("mask_sample", "mask_reason", "tokens", "loss_mask", "logprobs",
+            "turn_spans", "capture_build");
+
     private DurableLine() {}
 
     static byte[] withTrajectory(RolloutResult result, CaptureBuilds.Pending build) {
-        ObjectNode line = (ObjectNode) Json.tree(result);
         BuiltTrajectory built = build.built;
-        line.put("mask_sample", built.masked());
+        Map<String, Object> added = new LinkedHashMap<>();
+        added.put("mask_sample", built.masked());
         if (built.masked()) {
-            line.put("mask_reason", built.maskReason());
+            added.put("mask_reason", built.maskReason());
         } else {
-            line.set("tokens", Json.tree(built.tokens()));
-            line.set("loss_mask", Json.tree(built.lossMask()));
-            line.set("logprobs", Json.tree(built.logprobs()));
-            ArrayNode spans = line.putArray("turn_spans");
-            built.spans().forEach(span -> spans.add(Json.tree(span)));
+            added.put("tokens", ints(built.tokens()));
+            added.put("loss_mask", ints(built.lossMask()));
+            added.put("logprobs", doubles(built.logprobs()));
+            added.put("turn_spans", built.spans());
         }
-        ObjectNode info = line.putObject("capture_build");
+        Map<String, Object> info = new LinkedHashMap<>();
         info.put("snapshot_id", build.snapshotId);
         if (build.frozen != null) {
             info.put("version", build.frozen.version());
         }
-        info.set("diagnostics", built.diagnostics());
-        info.set("metrics", Json.tree(built.metrics()));
-        return Json.encode(line);
+        info.put("diagnostics", built.diagnostics());
+        info.put("metrics", built.metrics());
+        added.put("capture_build", info);
+        if (result.extra().keySet().stream().anyMatch(ADDED::contains)) {
+            // The result already carries a field of ours: the collector's word replaces it.
+            ObjectNode line = (ObjectNode) Json.tree(result);
+            line.setAll((ObjectNode) Json.tree(added));
+            return Json.encode(line);
+        }
+        // Writing the result and the additions as two objects and joining them costs a fraction of
+        // building one tree: token arrays are tens of thousands of numbers.
+        return join(Json.encode(result), Json.encode(added));
+    }
+
+    /** {@code {"a":1}} and {@code {"b":2}} give {@code {"a":1,"b":2}}; both must be objects with at least one field. */
+    static byte[] join(byte[] object, byte[] fields) {
+        int end = object.length - 1;
+        while (object[end] != '}') {
+            end--;
+        }
+        int start = 0;
+        while (fields[start] != '{') {
+            start++;
+        }
+        byte[] out = new byte[end + 1 + (fields.length - start - 1)];
+        System.arraycopy(object, 0, out, 0, end);
+        out[end] = ',';
+        System.arraycopy(fields, start + 1, out, end + 1, fields.length - start - 1);
+        return out;
+    }
+
+    private static int[] ints(List<Integer> values) {
+        int[] out = new int[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
+        }
+        return out;
+    }
+
+    private static double[] doubles(List<Double> values) {
+        double[] out = new double[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
+        }
+        return out;
     }
 }

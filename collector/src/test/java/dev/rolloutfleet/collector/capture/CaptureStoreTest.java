@@ -93,6 +93,20 @@ class CaptureStoreTest {
     }
 
     @Test
+    void anEntrysContentHashIgnoresCreatedAtAndSpacingButNotWhatTheEntrySays() {
+        String entry = "{\"run_id\":\"r\",\"call_id\":\"c1\",\"prompt_token_ids\":[1,2,3],\"created_at\":1,"
+                + "\"output\":{\"created_at\":5,\"content\":\"hi\"}}";
+        long hash = CaptureStore.contentHash(entry.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        assertThat(CaptureStore.contentHash(entry.replace("\"created_at\":1,", "\"created_at\":999, ").replace(",", ", ")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8))).isEqualTo(hash);
+        assertThat(CaptureStore.contentHash(entry.replace("[1,2,3]", "[1,2,4]").getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isNotEqualTo(hash);
+        assertThat(CaptureStore.contentHash(entry.replace("\"created_at\":5", "\"created_at\":6").getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .as("only the entry's own created_at is diagnostic").isNotEqualTo(hash);
+    }
+
+    @Test
     void versionGrowsByOneForEachEntryMarkAndFreeze() {
         twoEntriesFrozen("a1");
         AttemptState state = store.state("r", "a1");
