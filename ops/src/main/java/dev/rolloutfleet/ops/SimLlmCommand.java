@@ -41,11 +41,18 @@ final class SimLlmCommand implements Callable<Integer> {
     @Option(names = "--empty-rate", defaultValue = "0", description = "Fraction with an empty generation (default ${DEFAULT-VALUE}).")
     double emptyRate;
 
+    @picocli.CommandLine.Mixin
+    MetricsOptions metrics;
+
     @Override
     public Integer call() throws Exception {
         SimLlmServer server = SimLlmServer.start(host, port, model, new SimLlmServer.Latency(firstTokenMs, perTokenMs, slots),
                 new SimLlmServer.Faults(errorRate, rateLimitRate, driftRate, emptyRate));
-        System.out.println("simulated inference server at " + server.baseUrl() + " (model " + model + "); Ctrl-C stops it");
+        com.codahale.metrics.MetricRegistry registry = new com.codahale.metrics.MetricRegistry();
+        registry.registerGauge("sim.requests", server::requestCount);
+        dev.rolloutfleet.common.metrics.MetricsHttpServer metricsServer = metrics.start(registry, () -> true);
+        System.out.println("simulated inference server at " + server.baseUrl() + " (model " + model + ")"
+                + (metricsServer == null ? "" : "; metrics on :" + metricsServer.port()) + "; Ctrl-C stops it");
         return Services.runUntilStopped(new Services.Service() {
             @Override
             public void awaitTermination() throws InterruptedException {
@@ -56,6 +63,6 @@ final class SimLlmCommand implements Callable<Integer> {
             public void close() {
                 server.close();
             }
-        });
+        }, metricsServer);
     }
 }

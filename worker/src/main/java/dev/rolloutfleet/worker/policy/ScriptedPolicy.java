@@ -57,12 +57,13 @@ public final class ScriptedPolicy implements Policy {
      */
     private void record(ObjectNode observation, int decisionIndex, Decision decision) {
         appendBytes(transcript, Json.encodeToString(observation));
-        List<Integer> prompt = List.copyOf(transcript);
+        // A view, not a copy: the capture encodes the entry before this method returns.
+        List<Integer> prompt = java.util.Collections.unmodifiableList(transcript.subList(0, transcript.size()));
         List<Integer> generation = new ArrayList<>();
         appendBytes(generation, Json.encodeToString(decision.toolCalls()));
-        transcript.addAll(generation);
         capture.record("scripted-" + decisionIndex, NAME, prompt, generation, java.util.Collections.nCopies(generation.size(), 0.0),
                 Json.object().put("tool_calls", Json.encodeToString(decision.toolCalls())));
+        transcript.addAll(generation);
     }
 
     private static void appendBytes(List<Integer> ids, String text) {

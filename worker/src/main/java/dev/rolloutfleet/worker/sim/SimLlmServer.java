@@ -59,6 +59,11 @@ public final class SimLlmServer implements AutoCloseable {
         this.slots = new Semaphore(latency.slots());
     }
 
+    /** Chat completion requests received so far, faults included. */
+    public long requestCount() {
+        return requests.get();
+    }
+
     public static SimLlmServer start(String host, int port, String model, Latency latency, Faults faults) {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
