@@ -97,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
                 outcome = await(kafka, topics, runIds, worker, collector, progress);
                 if (keepRunning) {
                     int exit = report(out, outcome, data, (System.nanoTime() - started) / 1e9);
-                    return exit != 0 ? exit : keepRunning(broker.bootstrapServers(), registry, worker, collector, progress);
+                    return exit != 0 ? exit : keepRunning(broker.bootstrapServers(), sim.baseUrl(), registry, worker, collector, progress);
                 }
             }
             return report(out, outcome, data, (System.nanoTime() - started) / 1e9);
@@ -105,15 +105,16 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Serves the collector's metrics and admin endpoint and waits for Ctrl-C. */
-    private static int keepRunning(String bootstrap, MetricRegistry registry, Worker worker, Collector collector, PrintStream progress)
+    private static int keepRunning(String bootstrap, String inferenceUrl, MetricRegistry registry, Worker worker, Collector collector, PrintStream progress)
             throws InterruptedException {
         MetricsHttpServer admin = MetricsHttpServer.start("127.0.0.1", 0, registry, collector::isReady, collector::isHealthy);
         CollectorCommand.serveAdmin(admin, collector);
-        progress.printf(Locale.ROOT, "%nthe fleet keeps running (Ctrl-C stops it). From another terminal:%n"
+        progress.printf(Locale.ROOT, "%nthe fleet keeps running (Ctrl-C stops it): Kafka at %1$s, the simulated inference server"
+                + " at %3$s (use it as policy.config.inference_url). From another terminal:%n"
                 + "  ./fleet replay --bootstrap-servers %1$s --diff%n"
                 + "  ./fleet trace RUN_ID --bootstrap-servers %1$s%n"
                 + "  ./fleet status RUN_ID --bootstrap-servers %1$s --collector-url http://127.0.0.1:%2$d%n"
-                + "  curl -s http://127.0.0.1:%2$d/metrics%n", bootstrap, admin.port());
+                + "  curl -s http://127.0.0.1:%2$d/metrics%n", bootstrap, admin.port(), inferenceUrl);
         return Services.runUntilStopped(new Services.Service() {
             @Override
             public void awaitTermination() throws InterruptedException {
