@@ -101,6 +101,8 @@ final class StatusCommand implements Callable<Integer> {
         if (!found.isEmpty()) {
             return found.get(0);
         }
+        System.err.println("no request keyed " + runId + " on its partition of " + topic
+                + "; reading the whole topic (requests of a GRPO group are keyed by group_id)");
         List<ConsumerRecord<String, byte[]>> inGroups = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = kafka.connection().consumer(null, "fleet-status")) {
             TopicSlice.whole(consumer, topic).read(consumer, record -> {

@@ -72,6 +72,29 @@ class ReplayCommandTest {
     }
 
     @Test
+    void llmRolloutsAgainstTheSimulatedServerReplayIdentically(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(2);
+        try (dev.rolloutfleet.worker.sim.SimLlmServer sim = dev.rolloutfleet.worker.sim.SimLlmServer.start("127.0.0.1", 0, "sim-1",
+                new dev.rolloutfleet.worker.sim.SimLlmServer.Latency(1, 0, 64), dev.rolloutfleet.worker.sim.SimLlmServer.Faults.NONE);
+                Worker ignored = Worker.start(EndToEndTest.workerConfig(kafka, topics), new MetricRegistry())) {
+            List<RolloutRequest> originals = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                originals.add(DemoCommand.llmRequest("llm-" + i, i, sim.baseUrl()));
+            }
+            publish(kafka, topics.requests(), originals);
+            await().atMost(Duration.ofSeconds(60)).until(() -> results(kafka, topics).size() == 5);
+
+            OperatorCommandsTest.Ran replay = fleet("replay", "--diff", "--bootstrap-servers", kafka.bootstrapServers(),
+                    "--topic-prefix", topics.prefix());
+
+            assertThat(replay.exit()).as(replay.out()).isZero();
+            assertThat(lastLine(replay.out()).get("identical").asInt()).isEqualTo(5);
+            assertThat(results(kafka, topics).get("llm-0").trajectories().get(0).steps()).as("a real multi-step rollout was compared")
+                    .hasSizeGreaterThan(1);
+        }
+    }
+
+    @Test
     void runIdsSelectWhichRequestsReplayAndSameIdsKeepsThem(KafkaCluster kafka) throws Exception {
         TopicNames topics = kafka.freshTopics(2);
         List<RolloutRequest> originals = List.of(DemoCommand.demoRequest("keep-1", 1), DemoCommand.demoRequest("keep-2", 2),

@@ -8,14 +8,15 @@ import java.util.List;
  * chain: {@code tokens}, a {@code lossMask} (1 on generated tokens, 0 on prompt and inter-turn
  * tokens), {@code logprobs} aligned to the tokens (0 where the mask is 0), and one span per turn.
  * A masked build has {@code masked=true}, a {@code maskReason}, and no tokens; {@code diagnostics}
- * says why either way.
+ * says why either way. The sequences are primitive arrays (tens of thousands of ids per rollout);
+ * they are not copied, so treat them as read-only.
  */
 public record BuiltTrajectory(
         boolean masked,
         String maskReason,
-        List<Integer> tokens,
-        List<Integer> lossMask,
-        List<Double> logprobs,
+        int[] tokens,
+        int[] lossMask,
+        double[] logprobs,
         List<TurnSpan> spans,
         ObjectNode diagnostics,
         BuildMetrics metrics) {

@@ -211,34 +211,45 @@ public final class TrajectoryBuilder {
         return groups;
     }
 
+    private static int[] ints(List<Integer> ids) {
+        int[] out = new int[ids.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ids.get(i);
+        }
+        return out;
+    }
+
     private static BuiltTrajectory chain(Call leaf, ObjectNode diagnostics, int entryCount, int emptyCount,
             int quarantinedCount, int nonEmptyCalls, long generatedCaptured) {
         List<Call> path = new ArrayList<>();
         for (Call c = leaf; c != null; c = c.parent) {
             path.add(0, c);
         }
-        List<Integer> tokens = new ArrayList<>();
-        List<Integer> mask = new ArrayList<>();
-        List<Double> logprobs = new ArrayList<>();
+        int length = 0;
+        for (Call call : path) {
+            length = Math.max(length, call.prompt.length) + call.gen.length;
+        }
+        int[] tokens = new int[length];
+        int[] mask = new int[length];
+        double[] logprobs = new double[length];
         List<TurnSpan> spans = new ArrayList<>();
+        int size = 0;
         long delivered = 0;
         for (Call call : path) {
-            int promptStart = tokens.size();
+            int promptStart = size;
             // Everything of this prompt beyond what the chain already holds is new: the whole
             // prompt for the root, the inter-turn tokens (tool results, template) after that.
-            for (int i = tokens.size(); i < call.prompt.length; i++) {
-                tokens.add(call.prompt[i]);
-                mask.add(0);
-                logprobs.add(0.0);
+            for (int i = size; i < call.prompt.length; i++) {
+                tokens[size++] = call.prompt[i];
             }
-            int generationStart = tokens.size();
+            int generationStart = size;
             for (int i = 0; i < call.gen.length; i++) {
-                tokens.add(call.gen[i]);
-                mask.add(1);
-                logprobs.add(call.logprobs[i]);
+                tokens[size] = call.gen[i];
+                mask[size] = 1;
+                logprobs[size++] = call.logprobs[i];
             }
             delivered += call.gen.length;
-            spans.add(new TurnSpan(call.id, promptStart, generationStart, tokens.size()));
+            spans.add(new TurnSpan(call.id, promptStart, generationStart, size));
         }
         BuildMetrics metrics = new BuildMetrics(entryCount, emptyCount, 1, 1, quarantinedCount,
                 (double) quarantinedCount / nonEmptyCalls, path.size(), (double) path.size() / nonEmptyCalls,
@@ -247,7 +258,7 @@ public final class TrajectoryBuilder {
     }
 
     private static BuiltTrajectory masked(String reason, ObjectNode diagnostics, BuildMetrics metrics) {
-        return new BuiltTrajectory(true, reason, List.of(), List.of(), List.of(), List.of(), diagnostics, metrics);
+        return new BuiltTrajectory(true, reason, new int[0], new int[0], new double[0], List.of(), diagnostics, metrics);
     }
 
     private static String problemOf(CaptureEntry entry) {
@@ -312,9 +323,13 @@ public final class TrajectoryBuilder {
 
         Call(CaptureEntry entry) {
             this.id = entry.callId();
-            this.prompt = entry.promptTokenIds().stream().mapToInt(Integer::intValue).toArray();
-            this.gen = entry.generationTokenIds().stream().mapToInt(Integer::intValue).toArray();
-            this.logprobs = entry.generationLogprobs().stream().mapToDouble(Double::doubleValue).toArray();
+            this.prompt = ints(entry.promptTokenIds());
+            this.gen = ints(entry.generationTokenIds());
+            List<Double> lp = entry.generationLogprobs();
+            this.logprobs = new double[lp.size()];
+            for (int i = 0; i < logprobs.length; i++) {
+                logprobs[i] = lp.get(i);
+            }
             long h = 0;
             for (int t : prompt) {
                 h = h * BASE + t + 1;

@@ -5,7 +5,6 @@ import dev.rolloutfleet.collector.build.BuiltTrajectory;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutResult;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -29,9 +28,9 @@ final class DurableLine {
         if (built.masked()) {
             added.put("mask_reason", built.maskReason());
         } else {
-            added.put("tokens", ints(built.tokens()));
-            added.put("loss_mask", ints(built.lossMask()));
-            added.put("logprobs", doubles(built.logprobs()));
+            added.put("tokens", built.tokens());
+            added.put("loss_mask", built.lossMask());
+            added.put("logprobs", built.logprobs());
             added.put("turn_spans", built.spans());
         }
         Map<String, Object> info = new LinkedHashMap<>();
@@ -67,22 +66,6 @@ final class DurableLine {
         System.arraycopy(object, 0, out, 0, end);
         out[end] = ',';
         System.arraycopy(fields, start + 1, out, end + 1, fields.length - start - 1);
-        return out;
-    }
-
-    private static int[] ints(List<Integer> values) {
-        int[] out = new int[values.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = values.get(i);
-        }
-        return out;
-    }
-
-    private static double[] doubles(List<Double> values) {
-        double[] out = new double[values.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = values.get(i);
-        }
         return out;
     }
 }
