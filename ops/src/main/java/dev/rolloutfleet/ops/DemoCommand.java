@@ -188,7 +188,8 @@ final class DemoCommand implements Callable<Integer> {
                 follower.poll(Duration.ofMillis(200));
                 if (System.nanoTime() >= nextReport) {
                     double seconds = (System.nanoTime() - begin) / 1e9;
-                    progress.printf(Locale.ROOT, "  durable %d/%d  (%.1f/s)%n", follower.durableCount(), runIds.size(),
+                    progress.printf(Locale.ROOT, "  %s durable %d/%d  (%.1f/s)%n", ProgressBar.of(follower.durableCount(), runIds.size()),
+                            follower.durableCount(), runIds.size(),
                             follower.durableCount() / Math.max(seconds, 0.001));
                     nextReport = System.nanoTime() + Duration.ofSeconds(1).toNanos();
                 }

@@ -63,7 +63,7 @@ final class ResultsSince implements AutoCloseable {
                 }
             }
             if (System.nanoTime() >= nextReport) {
-                progress.printf(Locale.ROOT, "  replayed %d/%d%n", found.size(), runIds.size());
+                progress.printf(Locale.ROOT, "  %s replayed %d/%d%n", ProgressBar.of(found.size(), runIds.size()), found.size(), runIds.size());
                 nextReport = System.nanoTime() + Duration.ofSeconds(1).toNanos();
             }
         }

@@ -110,7 +110,8 @@ final class SubmitCommand implements Callable<Integer> {
                     int done = follower.durableCount();
                     double rate = done / seconds;
                     Map<RolloutStatus, Integer> counts = follower.statusCounts();
-                    log.printf(Locale.ROOT, "  durable %d/%d  %.1f/s  ETA %s  ok %d failed %d masked %d%n", done, runIds.size(), rate,
+                    log.printf(Locale.ROOT, "  %s durable %d/%d  %.1f/s  ETA %s  ok %d failed %d masked %d%n",
+                            ProgressBar.of(done, runIds.size()), done, runIds.size(), rate,
                             rate > 0 ? Math.round((runIds.size() - done) / rate) + " s" : "?", counts.getOrDefault(RolloutStatus.OK, 0),
                             counts.getOrDefault(RolloutStatus.FAILED, 0), follower.maskedCount());
                     nextReport = System.nanoTime() + Duration.ofSeconds(1).toNanos();
