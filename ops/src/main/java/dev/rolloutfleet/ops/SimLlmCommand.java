@@ -41,8 +41,10 @@ final class SimLlmCommand implements Callable<Integer> {
     @Option(names = "--empty-rate", defaultValue = "0", description = "Fraction with an empty generation (default ${DEFAULT-VALUE}).")
     double emptyRate;
 
-    @picocli.CommandLine.Mixin
-    MetricsOptions metrics;
+    // Off unless asked for: on a laptop the sim server runs beside a worker, which has 9400.
+    @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "${env:FLEET_METRICS_PORT:--1}",
+            description = "Serve /metrics on this port; 0 picks a free one; -1 (default) serves none (env FLEET_METRICS_PORT).")
+    int metricsPort;
 
     @Override
     public Integer call() throws Exception {
@@ -50,7 +52,8 @@ final class SimLlmCommand implements Callable<Integer> {
                 new SimLlmServer.Faults(errorRate, rateLimitRate, driftRate, emptyRate));
         com.codahale.metrics.MetricRegistry registry = new com.codahale.metrics.MetricRegistry();
         registry.registerGauge("sim.requests", server::requestCount);
-        dev.rolloutfleet.common.metrics.MetricsHttpServer metricsServer = metrics.start(registry, () -> true);
+        dev.rolloutfleet.common.metrics.MetricsHttpServer metricsServer = metricsPort < 0 ? null
+                : dev.rolloutfleet.common.metrics.MetricsHttpServer.start(host, metricsPort, registry, () -> true);
         System.out.println("simulated inference server at " + server.baseUrl() + " (model " + model + ")"
                 + (metricsServer == null ? "" : "; metrics on :" + metricsServer.port()) + "; Ctrl-C stops it");
         return Services.runUntilStopped(new Services.Service() {
