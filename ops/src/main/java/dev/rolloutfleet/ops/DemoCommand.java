@@ -97,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
                 outcome = await(kafka, topics, runIds, worker, collector, progress);
                 if (keepRunning) {
                     int exit = report(out, outcome, data, (System.nanoTime() - started) / 1e9);
-                    return exit != 0 ? exit : keepRunning(broker.bootstrapServers(), sim.baseUrl(), registry, worker, collector, progress);
+                    return exit != 0 ? exit : keepRunning(broker, sim, registry, worker, collector, progress);
                 }
             }
             return report(out, outcome, data, (System.nanoTime() - started) / 1e9);
@@ -105,8 +105,12 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Serves the collector's metrics and admin endpoint and waits for Ctrl-C. */
-    private static int keepRunning(String bootstrap, String inferenceUrl, MetricRegistry registry, Worker worker, Collector collector, PrintStream progress)
-            throws InterruptedException {
+    private static int keepRunning(EmbeddedKafka broker, SimLlmServer sim, MetricRegistry registry, Worker worker, Collector collector,
+            PrintStream progress) throws InterruptedException {
+        String bootstrap = broker.bootstrapServers();
+        String inferenceUrl = sim.baseUrl();
+        // On Ctrl-C the services stop first, then the broker they commit to.
+        broker.stopWithCaller();
         MetricsHttpServer admin = MetricsHttpServer.start("127.0.0.1", 0, registry, collector::isReady, collector::isHealthy);
         CollectorCommand.serveAdmin(admin, collector);
         progress.printf(Locale.ROOT, "%nthe fleet keeps running (Ctrl-C stops it): Kafka at %1$s, the simulated inference server"
@@ -126,7 +130,7 @@ final class DemoCommand implements Callable<Integer> {
                 collector.close();
                 worker.close();
             }
-        }, admin);
+        }, admin, sim, broker);
     }
 
     private Set<String> submit(KafkaConnection kafka, TopicNames topics, String batch, String inferenceUrl) throws Exception {

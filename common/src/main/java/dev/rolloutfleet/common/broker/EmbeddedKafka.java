@@ -161,6 +161,20 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
+    /**
+     * Drops the JVM shutdown hook that stops the broker, for a caller that closes it in its own
+     * shutdown sequence: hooks run concurrently, so services still committing would otherwise
+     * lose their broker halfway through stopping. The broker still exits with this JVM, as it
+     * watches its standard input.
+     */
+    public synchronized void stopWithCaller() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException alreadyShuttingDown) {
+            // Too late to change the order; the hook stops the broker.
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
