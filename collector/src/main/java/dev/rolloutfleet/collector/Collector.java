@@ -1,6 +1,7 @@
 package dev.rolloutfleet.collector;
 
 import com.codahale.metrics.MetricRegistry;
+import dev.rolloutfleet.collector.capture.AttemptState;
 import dev.rolloutfleet.collector.capture.CaptureMaterializer;
 import dev.rolloutfleet.collector.internal.ResultsConsumerLoop;
 import java.io.IOException;
@@ -13,6 +14,8 @@ import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -92,7 +95,7 @@ public final class Collector implements AutoCloseable {
      * The capture state of every attempt of {@code runId}, for the admin endpoint and
      * {@code fleet status}; empty when another collector owns the run's partition.
      */
-    public java.util.Optional<java.util.SortedMap<String, dev.rolloutfleet.collector.capture.AttemptState>> captureState(String runId) {
+    public Optional<SortedMap<String, AttemptState>> captureState(String runId) {
         return materializer.states(runId, Duration.ofSeconds(10));
     }
 

@@ -19,10 +19,13 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -207,7 +210,7 @@ final class PipelineBench implements Callable<Integer> {
                 records.add(new ProducerRecord<>("bench.raw", r.key() == null ? "none" : r.key(), r.value()));
             }
         });
-        java.util.Collections.shuffle(records, new java.util.Random(7));
+        Collections.shuffle(records, new Random(7));
         return records;
     }
 
@@ -223,7 +226,7 @@ final class PipelineBench implements Callable<Integer> {
                 producer.flush();
                 rounds[r] = (System.nanoTime() - start) / 1e9;
             }
-            java.util.Arrays.sort(rounds);
+            Arrays.sort(rounds);
             return rounds[1];
         }
     }

@@ -1,8 +1,12 @@
 package dev.rolloutfleet.ops;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -29,7 +33,7 @@ final class Services {
                 while (System.in.read() != -1) {
                     // waiting for end of stream
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // same as end of stream
             }
             System.exit(0);
@@ -39,9 +43,9 @@ final class Services {
     }
 
     /** Deletes a directory and everything under it (benchmarks' scratch space). */
-    static void deleteTree(java.nio.file.Path root) throws java.io.IOException {
-        try (var paths = java.nio.file.Files.walk(root)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    static void deleteTree(Path root) throws IOException {
+        try (var paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

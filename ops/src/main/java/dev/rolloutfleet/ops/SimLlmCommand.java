@@ -1,5 +1,7 @@
 package dev.rolloutfleet.ops;
 
+import com.codahale.metrics.MetricRegistry;
+import dev.rolloutfleet.common.metrics.MetricsHttpServer;
 import dev.rolloutfleet.worker.sim.SimLlmServer;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -50,10 +52,10 @@ final class SimLlmCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SimLlmServer server = SimLlmServer.start(host, port, model, new SimLlmServer.Latency(firstTokenMs, perTokenMs, slots),
                 new SimLlmServer.Faults(errorRate, rateLimitRate, driftRate, emptyRate));
-        com.codahale.metrics.MetricRegistry registry = new com.codahale.metrics.MetricRegistry();
+        MetricRegistry registry = new MetricRegistry();
         registry.registerGauge("sim.requests", server::requestCount);
-        dev.rolloutfleet.common.metrics.MetricsHttpServer metricsServer = metricsPort < 0 ? null
-                : dev.rolloutfleet.common.metrics.MetricsHttpServer.start(host, metricsPort, registry, () -> true);
+        MetricsHttpServer metricsServer = metricsPort < 0 ? null
+                : MetricsHttpServer.start(host, metricsPort, registry, () -> true);
         System.out.println("simulated inference server at " + server.baseUrl() + " (model " + model + ")"
                 + (metricsServer == null ? "" : "; metrics on :" + metricsServer.port()) + "; Ctrl-C stops it");
         return Services.runUntilStopped(new Services.Service() {

@@ -8,6 +8,7 @@ import dev.rolloutfleet.common.wire.RolloutRequest;
 import dev.rolloutfleet.common.wire.RolloutResult;
 import dev.rolloutfleet.common.wire.TraceEvent;
 import dev.rolloutfleet.common.wire.WireFormatException;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -183,7 +184,7 @@ final class StatusCommand implements Callable<Integer> {
                 if (response.statusCode() != 404) {
                     problems.add(base + " answered " + response.statusCode() + ": " + response.body().strip());
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 problems.add(base + ": " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

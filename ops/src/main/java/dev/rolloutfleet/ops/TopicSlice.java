@@ -2,6 +2,7 @@ package dev.rolloutfleet.ops;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +93,7 @@ record TopicSlice(String topic, Map<Integer, Long> from, Map<Integer, Long> to) 
             throw new IllegalArgumentException("topic " + topic + " does not exist (wrong --topic-prefix or --bootstrap-servers?)");
         }
         return infos.stream().map(info -> new TopicPartition(topic, info.partition())).sorted(
-                java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
+                Comparator.comparingInt(TopicPartition::partition)).toList();
     }
 
     private static Map<Integer, Long> offsetsAt(KafkaConsumer<?, ?> consumer, List<TopicPartition> partitions, Instant time,

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -62,7 +63,7 @@ final class TraceCommand implements Callable<Integer> {
 
     private List<TraceEvent> read() {
         return RunRecords.read(kafka.connection(), kafka.topics().traces(), runId).stream()
-                .map(record -> Json.decode(record.value(), TraceEvent.class)).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+                .map(record -> Json.decode(record.value(), TraceEvent.class)).collect(Collectors.toCollection(ArrayList::new));
     }
 
     private static String describe(TraceEvent e) {

@@ -7,15 +7,21 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.rolloutfleet.collector.capture.CaptureStore.Emission;
 import dev.rolloutfleet.collector.capture.CaptureStore.Outcome;
+import dev.rolloutfleet.common.topics.RunIdPartitioner;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -265,14 +271,14 @@ public final class CaptureMaterializer implements Runnable {
      * partition cannot be closed under the read; empty when this collector does not own the run's
      * partition (another collector does).
      */
-    public java.util.Optional<java.util.SortedMap<String, AttemptState>> states(String runId, Duration timeout) {
-        java.util.concurrent.CompletableFuture<java.util.Optional<java.util.SortedMap<String, AttemptState>>> answer =
-                new java.util.concurrent.CompletableFuture<>();
+    public Optional<SortedMap<String, AttemptState>> states(String runId, Duration timeout) {
+        CompletableFuture<Optional<SortedMap<String, AttemptState>>> answer =
+                new CompletableFuture<>();
         commands.add(() -> {
             try {
                 int partitions = consumer.partitionsFor(topic).size();
-                CaptureStore store = stores.get(dev.rolloutfleet.common.topics.RunIdPartitioner.partitionOf(runId, partitions));
-                answer.complete(store == null ? java.util.Optional.empty() : java.util.Optional.of(store.states(runId)));
+                CaptureStore store = stores.get(RunIdPartitioner.partitionOf(runId, partitions));
+                answer.complete(store == null ? Optional.empty() : Optional.of(store.states(runId)));
             } catch (RuntimeException e) {
                 answer.completeExceptionally(e);
             }
@@ -282,7 +288,7 @@ public final class CaptureMaterializer implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading capture state", e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("the capture materializer did not answer: " + e, e);
         }
     }

@@ -1,5 +1,7 @@
 package dev.rolloutfleet.collector.capture;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rolloutfleet.collector.capture.AttemptState.RetireMatch;
 import dev.rolloutfleet.collector.capture.AttemptState.Status;
@@ -21,6 +23,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -93,8 +97,8 @@ public final class CaptureStore implements AutoCloseable {
     }
 
     /** Every attempt of {@code runId} this store holds, by attempt id. */
-    public java.util.SortedMap<String, AttemptState> states(String runId) {
-        java.util.SortedMap<String, AttemptState> out = new java.util.TreeMap<>();
+    public SortedMap<String, AttemptState> states(String runId) {
+        SortedMap<String, AttemptState> out = new TreeMap<>();
         String prefix = STATE + runId + "/";
         try (RocksIterator it = db.newIterator()) {
             for (it.seek(bytes(prefix)); it.isValid(); it.next()) {
@@ -403,11 +407,11 @@ public final class CaptureStore implements AutoCloseable {
      */
     static long contentHash(byte[] value) {
         long h = 0xcbf29ce484222325L;
-        try (com.fasterxml.jackson.core.JsonParser parser = Json.mapper().getFactory().createParser(value)) {
+        try (JsonParser parser = Json.mapper().getFactory().createParser(value)) {
             int depth = 0;
-            com.fasterxml.jackson.core.JsonToken token;
+            JsonToken token;
             while ((token = parser.nextToken()) != null) {
-                if (token == com.fasterxml.jackson.core.JsonToken.FIELD_NAME && depth == 1 && "created_at".equals(parser.currentName())) {
+                if (token == JsonToken.FIELD_NAME && depth == 1 && "created_at".equals(parser.currentName())) {
                     parser.nextToken();
                     parser.skipChildren();
                     continue;
@@ -418,7 +422,7 @@ public final class CaptureStore implements AutoCloseable {
                     depth--;
                 }
                 h = (h ^ token.id()) * 0x100000001b3L;
-                if (token.isScalarValue() || token == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                if (token.isScalarValue() || token == JsonToken.FIELD_NAME) {
                     char[] text = parser.getTextCharacters();
                     int offset = parser.getTextOffset();
                     for (int i = offset, end = offset + parser.getTextLength(); i < end; i++) {

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutRequest;
-import dev.rolloutfleet.worker.env.ToolCall;
 import dev.rolloutfleet.worker.capture.TokenCapture;
+import dev.rolloutfleet.worker.env.ToolCall;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -58,16 +60,16 @@ public final class ScriptedPolicy implements Policy {
     private void record(ObjectNode observation, int decisionIndex, Decision decision) {
         appendBytes(transcript, Json.encodeToString(observation));
         // A view, not a copy: the capture encodes the entry before this method returns.
-        List<Integer> prompt = java.util.Collections.unmodifiableList(transcript.subList(0, transcript.size()));
+        List<Integer> prompt = Collections.unmodifiableList(transcript.subList(0, transcript.size()));
         List<Integer> generation = new ArrayList<>();
         appendBytes(generation, Json.encodeToString(decision.toolCalls()));
-        capture.record("scripted-" + decisionIndex, NAME, prompt, generation, java.util.Collections.nCopies(generation.size(), 0.0),
+        capture.record("scripted-" + decisionIndex, NAME, prompt, generation, Collections.nCopies(generation.size(), 0.0),
                 Json.object().put("tool_calls", Json.encodeToString(decision.toolCalls())));
         transcript.addAll(generation);
     }
 
     private static void appendBytes(List<Integer> ids, String text) {
-        for (byte b : text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
             ids.add(b & 0xff);
         }
     }
