@@ -89,7 +89,7 @@ final class StatusCommand implements Callable<Integer> {
         if (attempts.values().stream().anyMatch(a -> a.has("result_status"))) {
             return "finished";
         }
-        if (attempts.values().stream().anyMatch(a -> a.has("started_at") && !a.has("finished_at"))) {
+        if (attempts.values().stream().anyMatch(a -> a.has("started_at") && !a.has("finished_at") && !a.has("abandoned"))) {
             return "running";
         }
         return request != null ? "queued" : "unknown";
@@ -137,6 +137,14 @@ final class StatusCommand implements Callable<Integer> {
                         .put("offset", p.path("offset").asLong()).put("started_at", Instant.ofEpochMilli(e.ts()).toString());
             } else if (TraceEvent.ROLLOUT_FINISHED.equals(e.type())) {
                 attempt.put("finished_at", Instant.ofEpochMilli(e.ts()).toString());
+            }
+        }
+        // An unfinished attempt followed by another was left by a worker that stopped (its
+        // partition's next owner ran the request again); only the last can still be running.
+        List<ObjectNode> started = attempts.values().stream().filter(a -> a.has("started_at")).toList();
+        for (int i = 0; i < started.size() - 1; i++) {
+            if (!started.get(i).has("finished_at")) {
+                started.get(i).put("abandoned", true);
             }
         }
         for (ConsumerRecord<String, byte[]> record : RunRecords.read(kafka.connection(), kafka.topics().results(), runId)) {
@@ -204,7 +212,8 @@ final class StatusCommand implements Callable<Integer> {
         s.path("attempts").fields().forEachRemaining(e -> {
             JsonNode a = e.getValue();
             out.printf(Locale.ROOT, "  attempt   %s: worker %s since %s%s%s%n", e.getKey(), a.path("worker").asText("?"),
-                    a.path("started_at").asText("?"), a.has("finished_at") ? ", finished " + a.path("finished_at").asText() : ", running",
+                    a.path("started_at").asText("?"), a.has("finished_at") ? ", finished " + a.path("finished_at").asText()
+                            : a.has("abandoned") ? ", abandoned (its worker stopped; run again)" : ", running",
                     a.has("result_status") ? ", result " + a.path("result_status").asText()
                             + (a.has("error_code") ? " (" + a.path("error_code").asText() + ")" : "") : "");
         });

@@ -62,6 +62,34 @@ class StatusCommandTest {
         }
     }
 
+    @Test
+    void anAttemptLeftUnfinishedByAStoppedWorkerIsAbandonedNotRunning(KafkaCluster kafka) throws Exception {
+        TopicNames topics = kafka.freshTopics(2);
+        String[] where = {"--bootstrap-servers", kafka.bootstrapServers(), "--topic-prefix", topics.prefix()};
+        long t = System.currentTimeMillis();
+        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("test")) {
+            // What the traces topic holds after a worker died mid-rollout and the next owner re-ran it.
+            for (dev.rolloutfleet.common.wire.TraceEvent e : List.of(
+                    trace("twice", "a-killed", 0, dev.rolloutfleet.common.wire.TraceEvent.ROLLOUT_STARTED, t, "w-dead"),
+                    trace("twice", "a-rerun", 0, dev.rolloutfleet.common.wire.TraceEvent.ROLLOUT_STARTED, t + 10_000, "w-alive"))) {
+                producer.send(new ProducerRecord<>(topics.traces(), e.runId(), Json.encode(e))).get();
+            }
+        }
+
+        JsonNode status = status("twice", where);
+
+        assertThat(status.path("state").asText()).isEqualTo("running");
+        assertThat(status.at("/attempts/a-killed/abandoned").asBoolean()).isTrue();
+        assertThat(status.at("/attempts/a-rerun/worker").asText()).isEqualTo("w-alive");
+        assertThat(status.at("/attempts/a-rerun").has("abandoned")).isFalse();
+    }
+
+    private static dev.rolloutfleet.common.wire.TraceEvent trace(String runId, String attempt, long seq, String type, long ts,
+            String worker) {
+        return new dev.rolloutfleet.common.wire.TraceEvent(runId, attempt, seq, type, ts,
+                Json.object().put("worker_id", worker).put("partition", 0).put("offset", 0));
+    }
+
     /** A rollout whose policy thinks for a second per step, so it is seen running. */
     private static RolloutRequest slowRequest(String runId) {
         RolloutRequest r = DemoCommand.demoRequest(runId, 2);
