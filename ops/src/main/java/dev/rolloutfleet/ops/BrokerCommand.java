@@ -33,16 +33,6 @@ final class BrokerCommand implements Callable<Integer> {
         }
         System.out.println("broker ready: --bootstrap-servers " + kafka.bootstrapServers() + "  (Ctrl-C stops it)");
         ProcessHandle brokerProcess = ProcessHandle.of(kafka.pid()).orElseThrow();
-        return Services.runUntilStopped(new Services.Service() {
-            @Override
-            public void awaitTermination() {
-                brokerProcess.onExit().join();
-            }
-
-            @Override
-            public void close() {
-                kafka.close();
-            }
-        });
+        return Services.runUntilStopped(() -> brokerProcess.onExit().join(), kafka::close);
     }
 }

@@ -106,16 +106,6 @@ final class CollectorCommand implements Callable<Integer> {
         }
         System.err.println("collector " + id + " writing " + config.topics().results() + " to " + dataDir.toAbsolutePath()
                 + (server == null ? "" : "; metrics on :" + server.port()));
-        return Services.runUntilStopped(new Services.Service() {
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                collector.awaitTermination();
-            }
-
-            @Override
-            public void close() {
-                collector.close();
-            }
-        }, server);
+        return Services.runUntilStopped(collector::awaitTermination, collector::close, server);
     }
 }

@@ -35,8 +35,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -119,33 +117,20 @@ final class DemoCommand implements Callable<Integer> {
                 + "  ./fleet trace RUN_ID --bootstrap-servers %1$s%n"
                 + "  ./fleet status RUN_ID --bootstrap-servers %1$s --collector-url http://127.0.0.1:%2$d%n"
                 + "  curl -s http://127.0.0.1:%2$d/metrics%n", bootstrap, admin.port(), inferenceUrl);
-        return Services.runUntilStopped(new Services.Service() {
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                collector.awaitTermination();
-            }
-
-            @Override
-            public void close() {
-                collector.close();
-                worker.close();
-            }
+        return Services.runUntilStopped(collector::awaitTermination, () -> {
+            collector.close();
+            worker.close();
         }, admin, sim, broker);
     }
 
     private Set<String> submit(KafkaConnection kafka, TopicNames topics, String batch, String inferenceUrl) throws Exception {
-        Set<String> runIds = new HashSet<>();
-        try (KafkaProducer<String, byte[]> producer = kafka.producer("fleet-demo-submit")) {
-            List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
-            for (int i = 0; i < rollouts; i++) {
-                RolloutRequest request = llmRequest("demo-" + batch + "-" + i, i, inferenceUrl);
-                runIds.add(request.runId());
-                sends.add(producer.send(new ProducerRecord<>(topics.requests(), request.kafkaKey(), Json.encode(request))));
-            }
-            for (var send : sends) {
-                send.get();
-            }
+        List<RolloutRequest> requests = new ArrayList<>();
+        for (int i = 0; i < rollouts; i++) {
+            requests.add(llmRequest("demo-" + batch + "-" + i, i, inferenceUrl));
         }
+        RecordPublisher.publishAll(kafka, "fleet-demo-submit", RecordPublisher.requests(topics.requests(), requests));
+        Set<String> runIds = new HashSet<>();
+        requests.forEach(r -> runIds.add(r.runId()));
         return runIds;
     }
 

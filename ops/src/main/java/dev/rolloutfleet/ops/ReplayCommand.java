@@ -19,10 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import picocli.CommandLine.Command;
@@ -134,7 +132,7 @@ final class ReplayCommand implements Callable<Integer> {
         }
         ResultsSince results = diff ? new ResultsSince(kafka.connection(), kafka.topics().results()) : null;
         String target = toTopic != null ? toTopic : source;
-        publish(replays.values().stream().map(r -> new ProducerRecord<>(target, r.kafkaKey(), Json.encode(r))).toList());
+        RecordPublisher.publishAll(kafka.connection(), "fleet-replay", RecordPublisher.requests(target, List.copyOf(replays.values())));
         log.printf(Locale.ROOT, "published %d replays (batch %s) to %s%n", replays.size(), batch, target);
         summary.put("published", replays.size());
         if (!diff) {
@@ -205,22 +203,12 @@ final class ReplayCommand implements Callable<Integer> {
         }
         byCode.forEach((code, n) -> out.printf(Locale.ROOT, "  %-24s %d%n", code, n));
         if (!dryRun) {
-            publish(redrives);
+            RecordPublisher.publishAll(kafka.connection(), "fleet-replay", redrives);
         }
         ObjectNode summary = Json.object().put("redriven", dryRun ? 0 : redrives.size()).put("selected", redrives.size());
         summary.set("error_codes", Json.tree(byCode));
         out.println(Json.encodeToString(summary));
         return 0;
-    }
-
-    private void publish(List<ProducerRecord<String, byte[]>> records) throws Exception {
-        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("fleet-replay")) {
-            List<Future<?>> sends = new ArrayList<>();
-            records.forEach(r -> sends.add(producer.send(r)));
-            for (Future<?> send : sends) {
-                send.get();
-            }
-        }
     }
 
     private static String header(ConsumerRecord<?, ?> record, String name, String fallback) {

@@ -5,7 +5,6 @@ import dev.rolloutfleet.common.topics.RunIdPartitioner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -19,12 +18,6 @@ final class RunRecords {
     private RunRecords() {}
 
     static List<ConsumerRecord<String, byte[]>> read(KafkaConnection kafka, String topic, String runId) {
-        return read(kafka, topic, runId, record -> runId.equals(record.key()));
-    }
-
-    /** As above, keeping the records of the run's partition that {@code keep} accepts. */
-    static List<ConsumerRecord<String, byte[]>> read(KafkaConnection kafka, String topic, String runId,
-            Predicate<ConsumerRecord<String, byte[]>> keep) {
         List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = kafka.consumer(null, "fleet-run-records")) {
             List<TopicPartition> partitions = TopicSlice.partitions(consumer, topic);
@@ -33,7 +26,7 @@ final class RunRecords {
             long begin = consumer.beginningOffsets(List.of(tp)).get(tp);
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             new TopicSlice(topic, Map.of(partition, begin), Map.of(partition, end)).read(consumer, record -> {
-                if (keep.test(record)) {
+                if (runId.equals(record.key())) {
                     out.add(record);
                 }
             });

@@ -49,35 +49,34 @@ final class Services {
         }
     }
 
-    /** Something that runs until stopped or until it fails on its own. */
-    interface Service {
-        void awaitTermination() throws InterruptedException;
-
-        void close();
+    /** Waits until a service stops, by itself or because it was closed. */
+    @FunctionalInterface
+    interface Termination {
+        void await() throws InterruptedException;
     }
 
     /**
      * Runs until SIGTERM/SIGINT (then stops the service cleanly and returns 0) or until the
      * service stops by itself, which is a failure (returns 1, so a supervisor restarts it).
      */
-    static int runUntilStopped(Service service, AutoCloseable... alsoClose) throws InterruptedException {
+    static int runUntilStopped(Termination termination, Runnable close, AutoCloseable... alsoClose) throws InterruptedException {
         AtomicBoolean signalled = new AtomicBoolean();
         CountDownLatch closed = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             signalled.set(true);
-            service.close();
+            close.run();
             closeAll(alsoClose);
             closed.countDown();
         }, "fleet-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        service.awaitTermination();
+        termination.await();
         if (signalled.get()) {
             closed.await();
             return 0;
         }
         System.err.println("the service stopped on its own; see the log above. Exiting with status 1.");
         Runtime.getRuntime().removeShutdownHook(hook);
-        service.close();
+        close.run();
         closeAll(alsoClose);
         return 1;
     }

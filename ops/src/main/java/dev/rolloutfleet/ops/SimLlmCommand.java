@@ -58,16 +58,6 @@ final class SimLlmCommand implements Callable<Integer> {
                 : MetricsHttpServer.start(host, metricsPort, registry, () -> true);
         System.out.println("simulated inference server at " + server.baseUrl() + " (model " + model + ")"
                 + (metricsServer == null ? "" : "; metrics on :" + metricsServer.port()) + "; Ctrl-C stops it");
-        return Services.runUntilStopped(new Services.Service() {
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                Thread.currentThread().join();
-            }
-
-            @Override
-            public void close() {
-                server.close();
-            }
-        }, metricsServer);
+        return Services.runUntilStopped(() -> Thread.currentThread().join(), server::close, metricsServer);
     }
 }

@@ -23,11 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -82,16 +79,8 @@ final class SubmitCommand implements Callable<Integer> {
         List<RolloutRequest> requests = file != null ? readFile() : generate();
         Map<TopicPartition, Long> resultsFrom = resultsEnd();
         Set<String> runIds = new LinkedHashSet<>();
-        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("fleet-submit")) {
-            List<Future<?>> sends = new ArrayList<>();
-            for (RolloutRequest request : requests) {
-                runIds.add(request.runId());
-                sends.add(producer.send(new ProducerRecord<>(kafka.topics().requests(), request.kafkaKey(), Json.encode(request))));
-            }
-            for (Future<?> send : sends) {
-                send.get();
-            }
-        }
+        requests.forEach(r -> runIds.add(r.runId()));
+        RecordPublisher.publishAll(kafka.connection(), "fleet-submit", RecordPublisher.requests(kafka.topics().requests(), requests));
         log.printf(Locale.ROOT, "submitted %d requests to %s%n", runIds.size(), kafka.topics().requests());
         if (noWait) {
             out.println(Json.encodeToString(Json.object().put("submitted", runIds.size())));

@@ -57,11 +57,6 @@ record TopicSlice(String topic, Map<Integer, Long> from, Map<Integer, Long> to) 
         return new TopicSlice(topic, from, to);
     }
 
-    /** How many offsets the slice spans (records, or fewer where the topic is compacted). */
-    long span() {
-        return from.entrySet().stream().mapToLong(e -> Math.max(0, to.get(e.getKey()) - e.getValue())).sum();
-    }
-
     /** Reads every record of the slice into {@code sink}, partition by partition in offset order. */
     <K, V> void read(KafkaConsumer<K, V> consumer, Consumer<ConsumerRecord<K, V>> sink) {
         Map<TopicPartition, Long> remaining = new HashMap<>();

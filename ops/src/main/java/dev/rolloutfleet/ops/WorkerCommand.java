@@ -81,16 +81,6 @@ final class WorkerCommand implements Callable<Integer> {
         MetricsHttpServer server = metrics.start(registry, worker::isReady);
         System.err.println("worker " + id + " consuming " + config.topics().requests() + " from " + config.kafka().bootstrapServers()
                 + (server == null ? "" : "; metrics on :" + server.port()));
-        return Services.runUntilStopped(new Services.Service() {
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                worker.awaitTermination();
-            }
-
-            @Override
-            public void close() {
-                worker.close();
-            }
-        }, server);
+        return Services.runUntilStopped(worker::awaitTermination, worker::close, server);
     }
 }

@@ -26,7 +26,13 @@ import picocli.CommandLine;
 class OperatorCommandsTest {
 
     /** Runs a fleet command in this JVM; returns its exit code and what it printed. */
-    record Ran(int exit, String out) {}
+    record Ran(int exit, String out) {
+        /** The JSON object every command prints as its last line. */
+        com.fasterxml.jackson.databind.JsonNode summary() {
+            List<String> lines = out.lines().toList();
+            return Json.decode(lines.get(lines.size() - 1), com.fasterxml.jackson.databind.JsonNode.class);
+        }
+    }
 
     static Ran fleet(String... args) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -57,8 +63,7 @@ class OperatorCommandsTest {
             Ran generated = fleet("submit", "--env", "corridor", "--policy", "scripted", "--rollouts", "6",
                     "--bootstrap-servers", kafka.bootstrapServers(), "--topic-prefix", topics.prefix());
             assertThat(generated.exit()).isZero();
-            List<String> lines = generated.out().lines().toList();
-            com.fasterxml.jackson.databind.JsonNode summary = Json.mapper().readTree(lines.get(lines.size() - 1));
+            com.fasterxml.jackson.databind.JsonNode summary = generated.summary();
             assertThat(summary.get("durable").asInt()).isEqualTo(6);
             assertThat(summary.at("/statuses/ok").asInt()).isEqualTo(6);
             assertThat(summary.at("/duration_ms/p50").isNumber()).isTrue();

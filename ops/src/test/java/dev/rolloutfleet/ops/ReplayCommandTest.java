@@ -49,12 +49,11 @@ class ReplayCommandTest {
                     "--topic-prefix", topics.prefix());
 
             assertThat(replay.exit()).as(replay.out()).isZero();
-            JsonNode summary = lastLine(replay.out());
+            JsonNode summary = replay.summary();
             assertThat(summary.get("compared").asInt()).isEqualTo(7);
             assertThat(summary.get("differences").asInt()).isZero();
             assertThat(summary.get("missing").asInt()).isZero();
         }
-        String batch;
         List<RolloutRequest> replays = TopicRecords.scan(kafka, topics.requests()).stream()
                 .map(r -> Json.decode(r.value(), RolloutRequest.class)).filter(r -> r.metadata() != null).toList();
         assertThat(replays).hasSize(7).allSatisfy(r -> {
@@ -88,7 +87,7 @@ class ReplayCommandTest {
                     "--topic-prefix", topics.prefix());
 
             assertThat(replay.exit()).as(replay.out()).isZero();
-            assertThat(lastLine(replay.out()).get("identical").asInt()).isEqualTo(5);
+            assertThat(replay.summary().get("identical").asInt()).isEqualTo(5);
             assertThat(results(kafka, topics).get("llm-0").trajectories().get(0).steps()).as("a real multi-step rollout was compared")
                     .hasSizeGreaterThan(1);
         }
@@ -107,7 +106,7 @@ class ReplayCommandTest {
                     "--bootstrap-servers", kafka.bootstrapServers(), "--topic-prefix", topics.prefix());
 
             assertThat(replay.exit()).as(replay.out()).isZero();
-            assertThat(lastLine(replay.out()).get("compared").asInt()).isEqualTo(2);
+            assertThat(replay.summary().get("compared").asInt()).isEqualTo(2);
         }
         Map<String, Long> resultsPerRun = TopicRecords.scan(kafka, topics.results()).stream()
                 .collect(Collectors.groupingBy(r -> r.key(), Collectors.counting()));
@@ -132,11 +131,11 @@ class ReplayCommandTest {
         OperatorCommandsTest.Ran badOffset = fleet(concat(new String[] {"replay", "--from-offset", "7:2"}, common));
 
         assertThat(byOffset.out()).contains("sel-2 -> ").contains("sel-4 -> ").doesNotContain("sel-1 ").doesNotContain("sel-5 ");
-        assertThat(lastLine(byOffset.out()).get("selected").asInt()).isEqualTo(3);
-        assertThat(lastLine(byTime.out()).get("selected").asInt()).isEqualTo(2);
+        assertThat(byOffset.summary().get("selected").asInt()).isEqualTo(3);
+        assertThat(byTime.summary().get("selected").asInt()).isEqualTo(2);
         assertThat(byTime.out()).contains("sel-4 -> ").contains("sel-5 -> ");
         assertThat(badOffset.exit()).as("a partition the topic does not have is refused").isNotZero();
-        assertThat(lastLine(byOffset.out()).get("published").asInt()).isZero();
+        assertThat(byOffset.summary().get("published").asInt()).isZero();
     }
 
     @Test
@@ -153,7 +152,7 @@ class ReplayCommandTest {
                     "--bootstrap-servers", kafka.bootstrapServers(), "--topic-prefix", topics.prefix());
 
             assertThat(redrive.exit()).as(redrive.out()).isZero();
-            assertThat(lastLine(redrive.out()).get("redriven").asInt()).isEqualTo(1);
+            assertThat(redrive.summary().get("redriven").asInt()).isEqualTo(1);
             await().atMost(Duration.ofSeconds(60)).until(() -> results(kafka, topics).containsKey("was-dead"));
             assertThat(results(kafka, topics).get("was-dead").status()).isEqualTo(RolloutStatus.OK);
         }
@@ -175,20 +174,11 @@ class ReplayCommandTest {
     }
 
     private static void publish(KafkaCluster kafka, String topic, List<RolloutRequest> requests) throws Exception {
-        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("test")) {
-            for (RolloutRequest r : requests) {
-                producer.send(new ProducerRecord<>(topic, r.kafkaKey(), Json.encode(r))).get();
-            }
-        }
+        RecordPublisher.publishAll(kafka.connection(), "test", RecordPublisher.requests(topic, requests));
     }
 
     private static Map<String, RolloutResult> results(KafkaCluster kafka, TopicNames topics) {
         return TopicRecords.scan(kafka, topics.results()).stream().map(r -> Json.decode(r.value(), RolloutResult.class))
                 .collect(Collectors.toMap(RolloutResult::runId, r -> r, (a, b) -> a));
-    }
-
-    private static JsonNode lastLine(String out) throws Exception {
-        List<String> lines = out.lines().toList();
-        return Json.mapper().readTree(lines.get(lines.size() - 1));
     }
 }

@@ -15,6 +15,7 @@ import dev.rolloutfleet.common.testing.RealKafka;
 import dev.rolloutfleet.common.topics.TopicNames;
 import dev.rolloutfleet.common.wire.Json;
 import dev.rolloutfleet.common.wire.RolloutRequest;
+import dev.rolloutfleet.common.wire.TraceEvent;
 import dev.rolloutfleet.worker.Worker;
 import dev.rolloutfleet.worker.sim.SimLlmServer;
 import java.nio.file.Path;
@@ -69,9 +70,9 @@ class StatusCommandTest {
         long t = System.currentTimeMillis();
         try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("test")) {
             // What the traces topic holds after a worker died mid-rollout and the next owner re-ran it.
-            for (dev.rolloutfleet.common.wire.TraceEvent e : List.of(
-                    trace("twice", "a-killed", 0, dev.rolloutfleet.common.wire.TraceEvent.ROLLOUT_STARTED, t, "w-dead"),
-                    trace("twice", "a-rerun", 0, dev.rolloutfleet.common.wire.TraceEvent.ROLLOUT_STARTED, t + 10_000, "w-alive"))) {
+            for (TraceEvent e : List.of(
+                    trace("twice", "a-killed", 0, TraceEvent.ROLLOUT_STARTED, t, "w-dead"),
+                    trace("twice", "a-rerun", 0, TraceEvent.ROLLOUT_STARTED, t + 10_000, "w-alive"))) {
                 producer.send(new ProducerRecord<>(topics.traces(), e.runId(), Json.encode(e))).get();
             }
         }
@@ -84,9 +85,9 @@ class StatusCommandTest {
         assertThat(status.at("/attempts/a-rerun").has("abandoned")).isFalse();
     }
 
-    private static dev.rolloutfleet.common.wire.TraceEvent trace(String runId, String attempt, long seq, String type, long ts,
+    private static TraceEvent trace(String runId, String attempt, long seq, String type, long ts,
             String worker) {
-        return new dev.rolloutfleet.common.wire.TraceEvent(runId, attempt, seq, type, ts,
+        return new TraceEvent(runId, attempt, seq, type, ts,
                 Json.object().put("worker_id", worker).put("partition", 0).put("offset", 0));
     }
 
@@ -107,16 +108,11 @@ class StatusCommandTest {
         return last[0];
     }
 
-    private static JsonNode status(String runId, String[] where) throws Exception {
-        List<String> lines = fleet(concat(new String[] {"status", runId}, where)).out().lines().toList();
-        return Json.mapper().readTree(lines.get(lines.size() - 1));
+    private static JsonNode status(String runId, String[] where) {
+        return fleet(concat(new String[] {"status", runId}, where)).summary();
     }
 
     private static void publish(KafkaCluster kafka, TopicNames topics, RolloutRequest... requests) throws Exception {
-        try (KafkaProducer<String, byte[]> producer = kafka.connection().producer("test")) {
-            for (RolloutRequest r : requests) {
-                producer.send(new ProducerRecord<>(topics.requests(), r.kafkaKey(), Json.encode(r))).get();
-            }
-        }
+        RecordPublisher.publishAll(kafka.connection(), "test", RecordPublisher.requests(topics.requests(), List.of(requests)));
     }
 }

@@ -2,7 +2,6 @@ package dev.rolloutfleet.collector.capture;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.rolloutfleet.collector.capture.AttemptState.RetireMatch;
 import dev.rolloutfleet.collector.capture.AttemptState.Status;
 import dev.rolloutfleet.common.wire.CaptureEntry;
@@ -25,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -99,16 +99,7 @@ public final class CaptureStore implements AutoCloseable {
     /** Every attempt of {@code runId} this store holds, by attempt id. */
     public SortedMap<String, AttemptState> states(String runId) {
         SortedMap<String, AttemptState> out = new TreeMap<>();
-        String prefix = STATE + runId + "/";
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seek(bytes(prefix)); it.isValid(); it.next()) {
-                String key = new String(it.key(), StandardCharsets.UTF_8);
-                if (!key.startsWith(prefix)) {
-                    break;
-                }
-                out.put(key.substring(prefix.length()), Json.decode(it.value(), AttemptState.class));
-            }
-        }
+        forEachState(runId + "/", (attemptKey, state) -> out.put(attemptKey.substring(runId.length() + 1), state));
         return out;
     }
 
@@ -353,11 +344,17 @@ public final class CaptureStore implements AutoCloseable {
         options.close();
     }
 
-    private void forEachState(java.util.function.BiConsumer<String, AttemptState> visitor) {
+    private void forEachState(BiConsumer<String, AttemptState> visitor) {
+        forEachState("", visitor);
+    }
+
+    /** Visits the states whose attempt key ({@code run_id/attempt}) starts with {@code prefix}. */
+    private void forEachState(String prefix, BiConsumer<String, AttemptState> visitor) {
+        String start = STATE + prefix;
         try (RocksIterator it = db.newIterator()) {
-            for (it.seek(bytes(STATE)); it.isValid(); it.next()) {
+            for (it.seek(bytes(start)); it.isValid(); it.next()) {
                 String key = new String(it.key(), StandardCharsets.UTF_8);
-                if (!key.startsWith(STATE)) {
+                if (!key.startsWith(start)) {
                     break;
                 }
                 visitor.accept(key.substring(STATE.length()), Json.decode(it.value(), AttemptState.class));
